@@ -1,0 +1,2 @@
+/** JMH benchmarks of the hot path. */
+package io.portcullis.bench;

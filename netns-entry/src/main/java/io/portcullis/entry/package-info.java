@@ -1,0 +1,2 @@
+/** The in-namespace entry: loopback listeners whose connections cross the spawn's unix socket. */
+package io.portcullis.entry;

@@ -1,0 +1,35 @@
+package io.portcullis.owner;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the owner check saw: the listeners that could answer, the processes holding them, and the
+ * container that publishes the port. Plain values, so the CLI can print them as JSON (SPEC R36).
+ */
+public record OwnerEvidence(List<Listener> listeners, List<Process> processes, Container container) {
+
+    public static final OwnerEvidence NONE = new OwnerEvidence(List.of(), List.of(), null);
+
+    public OwnerEvidence {
+        listeners = List.copyOf(listeners);
+        processes = List.copyOf(processes);
+    }
+
+    /** A LISTEN socket: family, bound address, port, uid, inode, V6ONLY, bound device (empty: none). */
+    public record Listener(String family, String address, int port, int uid, long inode, boolean v6Only, String device) {}
+
+    /** A process holding a listener's inode. */
+    public record Process(long pid, int uid, List<String> argv, String cwd, String exe, long inode) {
+        public Process {
+            argv = List.copyOf(argv);
+        }
+    }
+
+    /** A running container that publishes the port or owns the address. */
+    public record Container(String id, String name, Map<String, String> labels) {
+        public Container {
+            labels = Map.copyOf(labels);
+        }
+    }
+}

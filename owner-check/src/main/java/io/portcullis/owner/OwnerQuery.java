@@ -1,0 +1,31 @@
+package io.portcullis.owner;
+
+import java.net.InetAddress;
+import java.util.Objects;
+
+/**
+ * One question for the owner check: may add-on {@code addonId} reach {@code address:port} on this
+ * host, for an entry that the owner typed or that came from a manifest default?
+ */
+public record OwnerQuery(String addonId, Source source, InetAddress address, int port) {
+
+    /** Where the policy entry came from (SPEC R1, R12). */
+    public enum Source {
+        /** A value the owner typed. */
+        OWNER,
+        /** A manifest default: only this add-on's own running compose project may answer. */
+        DEFAULT
+    }
+
+    public OwnerQuery {
+        Objects.requireNonNull(addonId, "addonId");
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(address, "address");
+        if (addonId.isEmpty()) {
+            throw new IllegalArgumentException("addonId: \"\" (expected: a non-empty add-on id)");
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** Who owns the listening socket that would answer a connection to this host. */
+package io.portcullis.owner;

@@ -1,0 +1,30 @@
+# Sourced by ./portcullis and ./run-tests: finds a JDK 25 and exports JAVA_HOME.
+# Order: $JAVA_HOME, then `java` on the PATH, then /usr/lib/jvm/*.
+
+jdk_major() {  # jdk_major JAVA_HOME: prints the feature version, or nothing
+    [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] || return 0
+    "$1/bin/java" -XshowSettings:properties -version 2>&1 |
+        sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p'
+}
+
+find_jdk25() {
+    local candidate java
+    if [ -n "${JAVA_HOME:-}" ] && [ "$(jdk_major "$JAVA_HOME")" = 25 ]; then
+        return 0
+    fi
+    if java=$(command -v java 2>/dev/null); then
+        candidate=$(dirname "$(dirname "$(readlink -f "$java")")")
+        if [ "$(jdk_major "$candidate")" = 25 ]; then
+            export JAVA_HOME=$candidate
+            return 0
+        fi
+    fi
+    for candidate in /usr/lib/jvm/*; do
+        if [ "$(jdk_major "$candidate")" = 25 ]; then
+            export JAVA_HOME=$candidate
+            return 0
+        fi
+    done
+    echo "portcullis: no JDK 25 found (looked at \$JAVA_HOME, java on the PATH, /usr/lib/jvm); install one, e.g. Temurin 25" >&2
+    return 1
+}
