@@ -1,0 +1,77 @@
+package io.portcullis.relay.policy;
+
+/**
+ * Why a connection was refused or failed (SPEC R17). The string is stable: logs, metrics, replies
+ * and tests use it. The sentence is the one human explanation, used in reply bodies and docs.
+ * A code may be added; none may change meaning.
+ */
+public enum DenyCode {
+    MODE_NONE("mode-none", "this spawn's network is none"),
+    NOT_LISTED("not-listed", "no listed entry matches and the internet shape does not apply"),
+    PORT_NOT_ALLOWED("port-not-allowed", "the internet shape allows port 443 only"),
+    BAD_REQUEST("bad-request", "the request or its target is malformed"),
+    NOT_GLOBAL_UNICAST("not-global-unicast", "an address is special-purpose, not global unicast"),
+    OWN_ADDRESS("own-address", "an address or name is this host's own"),
+    DENY_LISTED("deny-listed", "an address is in the operator's deny list"),
+    DNS_FAILED("dns-failed", "the name could not be resolved"),
+    DNS_TIMEOUT("dns-timeout", "the name did not resolve in time"),
+    DNS_EMPTY("dns-empty", "the name resolved to no address"),
+    DEFAULT_NOT_LOOPBACK("default-not-loopback", "a manifest default must name a loopback address"),
+    DEFAULT_GATEWAY_PORT("default-gateway-port", "a manifest default may not name the gateway's port"),
+    PLAIN_HTTP_NOT_YET("plain-http-not-yet", "plain HTTP requests are not supported by this relay yet"),
+    DOOR_ROUTE("door-route", "the method and path are not a route of this spawn's door set"),
+    DOOR_TARGET("door-target", "the door request target could be rewritten"),
+    DOOR_TOKEN("door-token", "the door token is missing or wrong"),
+    OWNER_NONE("owner-none", "nothing listens on that address and port"),
+    OWNER_UNMAPPED("owner-unmapped", "the listening socket maps to no process"),
+    OWNER_GATEWAY("owner-gateway", "the listener is a gateway or satellite process"),
+    OWNER_WALL("owner-wall", "the listener is one of the wall's own processes"),
+    OWNER_CHECKOUT("owner-checkout", "the listener runs from the gateway's checkout or home"),
+    OWNER_DEFAULT_USER("owner-default-user", "a manifest default never reaches a process of the gateway's user"),
+    OWNER_ROOT("owner-root", "the listener is root's and no running container publishes the port"),
+    OWNER_UNLABELLED("owner-unlabelled", "the container has no compose project label"),
+    OWNER_UNKNOWN_PROJECT("owner-unknown-project", "the container's compose project is no installed add-on's"),
+    OWNER_OTHER_ADDON("owner-other-addon", "the container belongs to another add-on"),
+    OWNER_OTHER_USER("owner-other-user", "the listener belongs to another user"),
+    OWNER_ERROR("owner-error", "the owner check failed, so the connection is refused"),
+    OWNER_DOCKER_DOWN("owner-docker-down", "Docker is unreachable, so the owner check refuses"),
+    BAD_PREAMBLE("bad-preamble", "the connection did not start with this spawn's preamble"),
+    PEER_UID("peer-uid", "the peer's uid is not the spawn's"),
+    LIMIT_SPAWN("limit-spawn", "this spawn's connection budget is full"),
+    LIMIT_RELAY("limit-relay", "the relay's connection budget is full"),
+    CONNECT_FAILED("connect-failed", "every checked address refused the connection"),
+    CONNECT_TIMEOUT("connect-timeout", "every checked address timed out");
+
+    private final String code;
+    private final String sentence;
+
+    DenyCode(String code, String sentence) {
+        this.code = code;
+        this.sentence = sentence;
+    }
+
+    /** The stable lowercase, hyphenated code. */
+    public String code() {
+        return code;
+    }
+
+    /** One human sentence, without a final period. */
+    public String sentence() {
+        return sentence;
+    }
+
+    /** The code with this string, or null. */
+    public static DenyCode of(String code) {
+        for (DenyCode value : values()) {
+            if (value.code.equals(code)) {
+                return value;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return code;
+    }
+}
