@@ -114,12 +114,7 @@ public record Target(String host, int port, InetAddress literal) {
     }
 
     private static String name(String text, String host) {
-        String ascii;
-        try {
-            ascii = IDN.toASCII(host, IDN.ALLOW_UNASSIGNED);
-        } catch (IllegalArgumentException e) {
-            throw bad(text, "host:port with a valid internationalised name");
-        }
+        String ascii = plainAscii(host) ? host : idna(text, host);
         if (ascii.endsWith(".")) {
             ascii = ascii.substring(0, ascii.length() - 1);
         }
@@ -146,13 +141,47 @@ public record Target(String host, int port, InetAddress literal) {
         return ascii;
     }
 
+    /** Letters, digits, '-', '_' and '.' only: IDNA would change nothing but case. */
+    private static boolean plainAscii(String host) {
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String idna(String text, String host) {
+        try {
+            return IDN.toASCII(host, IDN.ALLOW_UNASSIGNED);
+        } catch (IllegalArgumentException e) {
+            throw bad(text, "host:port with a valid internationalised name");
+        }
+    }
+
     private static int port(String text) {
         int value = Literals.decimal(text, 5);
         return value >= 1 && value <= 65535 ? value : -1;
     }
 
     private static IllegalArgumentException bad(String text, String expected) {
-        return new IllegalArgumentException(Strings.quote(text) + " (expected: " + expected + ")");
+        return new Malformed(Strings.quote(text) + " (expected: " + expected + ")");
+    }
+
+    /** A refused target: an expected outcome on the request path, so it carries no stack trace. */
+    private static final class Malformed extends IllegalArgumentException {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
+        Malformed(String message) {
+            super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
     }
 
     /** The canonical text of an address: a dotted quad, or RFC 5952 IPv6 without brackets. */
