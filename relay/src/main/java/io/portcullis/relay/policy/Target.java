@@ -50,7 +50,8 @@ public record Target(String host, int port, InetAddress literal) {
         }
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            if (c <= 0x20 || c == 0x7f || Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)) {
+            boolean printableAscii = c > 0x20 && c < 0x7f;
+            if (!printableAscii && (c < 0x80 || Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c))) {
                 throw bad(text, "host:port without whitespace or control bytes");
             }
             if (c == '@' || c == '%' || c == '/' || c == '\\' || c == '?' || c == '#') {
