@@ -98,16 +98,19 @@ public record Target(String host, int port, InetAddress literal) {
 
     /** A last label of digits or {@code 0x}: an IPv4 spelling, which must then be the strict form. */
     private static boolean looksNumeric(String host) {
-        int start = host.lastIndexOf('.') + 1;
-        String last = host.substring(start);
-        if (last.isEmpty()) {
-            return start > 1 && looksNumeric(host.substring(0, start - 1));
+        int end = host.length();
+        if (end > 0 && host.charAt(end - 1) == '.') {
+            end--;
         }
-        if (last.length() > 1 && (last.charAt(0) == '0') && (last.charAt(1) == 'x' || last.charAt(1) == 'X')) {
+        int start = host.lastIndexOf('.', end - 1) + 1;
+        if (start >= end) {
+            return false;
+        }
+        if (end - start > 1 && host.charAt(start) == '0' && (host.charAt(start + 1) | 0x20) == 'x') {
             return true;
         }
-        for (int i = 0; i < last.length(); i++) {
-            if (last.charAt(i) < '0' || last.charAt(i) > '9') {
+        for (int i = start; i < end; i++) {
+            if (host.charAt(i) < '0' || host.charAt(i) > '9') {
                 return false;
             }
         }
