@@ -1,0 +1,169 @@
+package io.portcullis.it.world;
+
+import io.portcullis.relay.world.OriginProcess;
+import io.portcullis.relay.world.Site;
+import io.portcullis.relay.world.TlsMaterial;
+import io.portcullis.relay.world.World;
+import io.portcullis.relay.world.Zone;
+import io.portcullis.relay.world.ZoneDnsServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The end-to-end test world: an "internet" namespace of hosts with global addresses, a "LAN"
+ * namespace of private hosts, both with origins (HTTP 80/8080, TLS 443/8443, echo 7, bulk 9), a DNS
+ * server on loopback serving a {@link Zone} the test controls, and a {@link DialGuard}. Built once
+ * per test class in the JVM's own network namespace, which must have no route out (run the class
+ * as a {@link NetnsTest}); the zone is cleared before each test. Everything is removed after the class.
+ *
+ * <pre>{@code @RegisterExtension static TestWorld world = TestWorld.create();}</pre>
+ */
+public final class TestWorld implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
+    /** Names the TLS origins' certificate is valid for, besides every host address. */
+    public static final List<String> TLS_NAMES = List.of("origin.test", "www.example.test", "nas.lan");
+
+    private final Site internet = Site.internet();
+    private final Site lan = Site.lan();
+    private final Zone zone = new Zone();
+    private final List<AutoCloseable> parts = new ArrayList<>();
+    private Path dir;
+    private World world;
+    private ZoneDnsServer dns;
+    private TlsMaterial tls;
+    private DialGuard guard;
+
+    private TestWorld() {}
+
+    public static TestWorld create() {
+        return new TestWorld();
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        try {
+            dir = Files.createTempDirectory("portcullis-world-");
+            world = World.build(List.of(internet, lan));
+            parts.add(world);
+            guard = new DialGuard(world);
+            dns = ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0);
+            parts.add(dns);
+            List<InetAddress> addresses = Stream.concat(internet.hosts().stream(), lan.hosts().stream()).toList();
+            tls = TlsMaterial.create(dir, TLS_NAMES, addresses);
+            parts.add(OriginProcess.start(world, internet, "inet", dir, tls));
+            parts.add(OriginProcess.start(world, lan, "lan", dir, tls));
+            world.verifyNoRouteOut();
+        } catch (Exception | Error e) {
+            afterAll(context);
+            throw e;
+        }
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        zone.clear();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        for (AutoCloseable part : parts.reversed()) {
+            try {
+                part.close();
+            } catch (Exception e) {
+                // Each part's close is best effort; the others still run.
+            }
+        }
+        parts.clear();
+        if (dir != null) {
+            deleteTree(dir);
+        }
+    }
+
+    /** The zone the DNS server serves; cleared before each test. */
+    public Zone zone() {
+        return zone;
+    }
+
+    /** The DNS server's address (UDP and TCP). */
+    public ZoneDnsServer dns() {
+        return dns;
+    }
+
+    /** Host {@code index} of the internet site: 0, 1 are IPv4, 2, 3 are IPv6. */
+    public InetAddress internetHost(int index) {
+        return internet.hosts().get(index);
+    }
+
+    /** Host {@code index} of the LAN site: 0, 1 are IPv4, 2 is IPv6. */
+    public InetAddress lanHost(int index) {
+        return lan.hosts().get(index);
+    }
+
+    /** This namespace's own addresses on the sites' links: an own address for the relay here. */
+    public List<InetAddress> ownLinkAddresses() {
+        return Stream.concat(internet.gateways().stream(), lan.gateways().stream()).toList();
+    }
+
+    public DialGuard guard() {
+        return guard;
+    }
+
+    public TlsMaterial tls() {
+        return tls;
+    }
+
+    /** A working directory for the current test class, removed with the world. */
+    public Path dir() {
+        return dir;
+    }
+
+    /** A connected socket to a guarded address. */
+    public Socket connect(InetAddress address, int port) throws IOException {
+        Socket socket = new Socket();
+        socket.connect(guard.check(new InetSocketAddress(address, port)), 5_000);
+        socket.setSoTimeout(10_000);
+        return socket;
+    }
+
+    /** The bytes an HTTP origin recorded for {@code record}, waiting up to {@code wait} for the connection to end. */
+    public byte[] recorded(String record, Duration wait) throws IOException, InterruptedException {
+        Path file = dir.resolve(record + ".bin");
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (!Files.exists(file) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return Files.readAllBytes(file);
+    }
+
+    /**
+     * The command line that runs {@code command} as a spawn would run: in a fresh network namespace
+     * with loopback up and nothing else.
+     */
+    public static List<String> inSpawnNamespace(List<String> command) {
+        List<String> argv = new ArrayList<>(List.of("unshare", "--net", "--", "/bin/sh", "-c",
+                "ip link set lo up && exec \"$0\" \"$@\""));
+        argv.addAll(command);
+        return argv;
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
