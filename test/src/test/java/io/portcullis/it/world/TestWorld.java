@@ -36,6 +36,8 @@ public final class TestWorld implements BeforeAllCallback, AfterAllCallback, Bef
     /** Names the TLS origins' certificate is valid for, besides every host address. */
     public static final List<String> TLS_NAMES = List.of("origin.test", "www.example.test", "nas.lan");
 
+    private static final String DIR_PREFIX = "portcullis-world-";
+
     private final Site internet = Site.internet();
     private final Site lan = Site.lan();
     private final Zone zone = new Zone();
@@ -55,7 +57,8 @@ public final class TestWorld implements BeforeAllCallback, AfterAllCallback, Bef
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         try {
-            dir = Files.createTempDirectory("portcullis-world-");
+            removeStaleDirectories();
+            dir = Files.createTempDirectory(DIR_PREFIX + ProcessHandle.current().pid() + "-");
             world = World.build(List.of(internet, lan));
             parts.add(world);
             guard = new DialGuard(world);
@@ -157,6 +160,24 @@ public final class TestWorld implements BeforeAllCallback, AfterAllCallback, Bef
                 "ip link set lo up && exec \"$0\" \"$@\""));
         argv.addAll(command);
         return argv;
+    }
+
+    /** Removes the working directories of runs whose JVM is gone (a crash skips afterAll). */
+    private static void removeStaleDirectories() throws IOException {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        try (Stream<Path> entries = Files.list(tmp)) {
+            entries.filter(p -> p.getFileName().toString().startsWith(DIR_PREFIX)).filter(TestWorld::isStale)
+                    .forEach(TestWorld::deleteTree);
+        }
+    }
+
+    private static boolean isStale(Path dir) {
+        String[] parts = dir.getFileName().toString().substring(DIR_PREFIX.length()).split("-");
+        try {
+            return ProcessHandle.of(Long.parseLong(parts[0])).isEmpty();
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     private static void deleteTree(Path root) {
