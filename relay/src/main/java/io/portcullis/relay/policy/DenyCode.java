@@ -40,7 +40,8 @@ public enum DenyCode {
     LIMIT_SPAWN("limit-spawn", "this spawn's connection budget is full"),
     LIMIT_RELAY("limit-relay", "the relay's connection budget is full"),
     CONNECT_FAILED("connect-failed", "every checked address refused the connection"),
-    CONNECT_TIMEOUT("connect-timeout", "every checked address timed out");
+    CONNECT_TIMEOUT("connect-timeout", "every checked address timed out"),
+    INTERNAL_ERROR("internal-error", "the relay failed while deciding, so the connection is refused");
 
     private final String code;
     private final String sentence;
