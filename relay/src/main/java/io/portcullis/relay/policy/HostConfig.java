@@ -50,7 +50,7 @@ public record HostConfig(
 
         public Dns {
             servers = List.copyOf(servers);
-            positive("dns.timeoutMillis", timeout);
+            Checks.positive("dns.timeoutMillis", timeout);
         }
     }
 
@@ -68,13 +68,13 @@ public record HostConfig(
                 Duration.ofMillis(900_000), 512, 16_384, 1_048_576);
 
         public Limits {
-            positive("limits.headerBytes", headerBytes);
-            positive("limits.headerTimeoutMillis", headerTimeout);
-            positive("limits.connectTimeoutMillis", connectTimeout);
-            positive("limits.idleTimeoutMillis", idleTimeout);
-            positive("limits.spawnConnections", spawnConnections);
-            positive("limits.relayConnections", relayConnections);
-            positive("limits.doorBodyBytes", doorBodyBytes);
+            Checks.positive("limits.headerBytes", headerBytes);
+            Checks.positive("limits.headerTimeoutMillis", headerTimeout);
+            Checks.positive("limits.connectTimeoutMillis", connectTimeout);
+            Checks.positive("limits.idleTimeoutMillis", idleTimeout);
+            Checks.positive("limits.spawnConnections", spawnConnections);
+            Checks.positive("limits.relayConnections", relayConnections);
+            Checks.positive("limits.doorBodyBytes", doorBodyBytes);
         }
     }
 
@@ -91,16 +91,25 @@ public record HostConfig(
         }
     }
 
-    private static void positive(String name, int value) {
-        if (value < 1) {
-            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
-        }
-    }
+    /**
+     * The nested records' checks live apart: a nested record calling a static method of
+     * HostConfig would initialise HostConfig, whose DEFAULTS needs the nested record's DEFAULTS
+     * while it is still being built (a class-initialisation cycle that left them null).
+     */
+    private static final class Checks {
+        private Checks() {}
 
-    private static void positive(String name, Duration value) {
-        Objects.requireNonNull(value, name);
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + ": " + value.toMillis() + " (expected: > 0)");
+        static void positive(String name, int value) {
+            if (value < 1) {
+                throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+            }
+        }
+
+        static void positive(String name, Duration value) {
+            Objects.requireNonNull(value, name);
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + ": " + value.toMillis() + " (expected: > 0)");
+            }
         }
     }
 }
