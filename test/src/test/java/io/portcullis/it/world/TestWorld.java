@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -27,26 +26,20 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * The end-to-end test world: an "internet" namespace of hosts with global addresses, a "LAN"
  * namespace of private hosts, both with origins (HTTP 80/8080, TLS 443/8443, echo 7, bulk 9), a DNS
  * server on loopback serving a {@link Zone} the test controls, and a {@link DialGuard}. Built once
- * per test class in the JVM's own network namespace, which must have no route out (run the class
- * as a {@link NetnsTest}); the zone is cleared before each test. Everything is removed after the class.
+ * per test run in the JVM's own network namespace, which must have no route out (run the class as
+ * a {@link NetnsTest}), and shared by the classes that register it; the zone is cleared before
+ * each test. Everything is removed when the run ends.
  *
  * <pre>{@code @RegisterExtension static TestWorld world = TestWorld.create();}</pre>
  */
-public final class TestWorld implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
+public final class TestWorld implements BeforeAllCallback, BeforeEachCallback {
     /** Names the TLS origins' certificate is valid for, besides every host address. */
     public static final List<String> TLS_NAMES = List.of("origin.test", "www.example.test", "nas.lan");
 
     private static final String DIR_PREFIX = "portcullis-world-";
+    private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(TestWorld.class);
 
-    private final Site internet = Site.internet();
-    private final Site lan = Site.lan();
-    private final Zone zone = new Zone();
-    private final List<AutoCloseable> parts = new ArrayList<>();
-    private Path dir;
-    private World world;
-    private ZoneDnsServer dns;
-    private TlsMaterial tls;
-    private DialGuard guard;
+    private Parts parts;
 
     private TestWorld() {}
 
@@ -54,96 +47,124 @@ public final class TestWorld implements BeforeAllCallback, AfterAllCallback, Bef
         return new TestWorld();
     }
 
+    /**
+     * Joins the world of this test run, building it on first use. It lives in the root context's
+     * store, which closes it when the run ends, however the run ends; a JVM that dies leaves
+     * namespaces and a directory that the next world removes.
+     */
     @Override
-    public void beforeAll(ExtensionContext context) throws Exception {
-        try {
-            removeStaleDirectories();
-            dir = Files.createTempDirectory(DIR_PREFIX + ProcessHandle.current().pid() + "-");
-            world = World.build(List.of(internet, lan));
-            parts.add(world);
-            guard = new DialGuard(world);
-            dns = ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0);
-            parts.add(dns);
-            List<InetAddress> addresses = Stream.concat(internet.hosts().stream(), lan.hosts().stream()).toList();
-            tls = TlsMaterial.create(dir, TLS_NAMES, addresses);
-            parts.add(OriginProcess.start(world, internet, "inet", dir, tls));
-            parts.add(OriginProcess.start(world, lan, "lan", dir, tls));
-            world.verifyNoRouteOut();
-        } catch (Exception | Error e) {
-            afterAll(context);
-            throw e;
-        }
+    public void beforeAll(ExtensionContext context) {
+        parts = context.getRoot().getStore(STORE).computeIfAbsent(Parts.class, k -> Parts.build(), Parts.class);
     }
 
     @Override
     public void beforeEach(ExtensionContext context) {
-        zone.clear();
+        parts.zone.clear();
     }
 
-    @Override
-    public void afterAll(ExtensionContext context) {
-        for (AutoCloseable part : parts.reversed()) {
+    /** Everything one world holds; closing removes all of it and never throws. */
+    private static final class Parts implements AutoCloseable {
+        final Site internet = Site.internet();
+        final Site lan = Site.lan();
+        final Zone zone = new Zone();
+        final List<AutoCloseable> closeables = new ArrayList<>();
+        Path dir;
+        World world;
+        ZoneDnsServer dns;
+        TlsMaterial tls;
+        DialGuard guard;
+
+        static Parts build() {
+            Parts parts = new Parts();
             try {
-                part.close();
+                parts.start();
+                return parts;
             } catch (Exception e) {
-                // Each part's close is best effort; the others still run.
+                parts.close();
+                throw new IllegalStateException("the test world could not be built: " + e.getMessage(), e);
             }
         }
-        parts.clear();
-        if (dir != null) {
-            deleteTree(dir);
+
+        private void start() throws IOException, InterruptedException {
+            removeStaleDirectories();
+            dir = Files.createTempDirectory(DIR_PREFIX + ProcessHandle.current().pid() + "-");
+            world = World.build(List.of(internet, lan));
+            closeables.add(world);
+            guard = new DialGuard(world);
+            dns = ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0);
+            closeables.add(dns);
+            List<InetAddress> addresses = Stream.concat(internet.hosts().stream(), lan.hosts().stream()).toList();
+            tls = TlsMaterial.create(dir, TLS_NAMES, addresses);
+            closeables.add(OriginProcess.start(world, internet, "inet", dir, tls));
+            closeables.add(OriginProcess.start(world, lan, "lan", dir, tls));
+            world.verifyNoRouteOut();
+        }
+
+        @Override
+        public void close() {
+            for (AutoCloseable part : closeables.reversed()) {
+                try {
+                    part.close();
+                } catch (Exception e) {
+                    // Each part's close is best effort; the others still run.
+                }
+            }
+            closeables.clear();
+            if (dir != null) {
+                deleteTree(dir);
+            }
         }
     }
 
     /** The zone the DNS server serves; cleared before each test. */
     public Zone zone() {
-        return zone;
+        return parts.zone;
     }
 
     /** The DNS server's address (UDP and TCP). */
     public ZoneDnsServer dns() {
-        return dns;
+        return parts.dns;
     }
 
     /** Host {@code index} of the internet site: 0, 1 are IPv4, 2, 3 are IPv6. */
     public InetAddress internetHost(int index) {
-        return internet.hosts().get(index);
+        return parts.internet.hosts().get(index);
     }
 
     /** Host {@code index} of the LAN site: 0, 1 are IPv4, 2 is IPv6. */
     public InetAddress lanHost(int index) {
-        return lan.hosts().get(index);
+        return parts.lan.hosts().get(index);
     }
 
     /** This namespace's own addresses on the sites' links: an own address for the relay here. */
     public List<InetAddress> ownLinkAddresses() {
-        return Stream.concat(internet.gateways().stream(), lan.gateways().stream()).toList();
+        return Stream.concat(parts.internet.gateways().stream(), parts.lan.gateways().stream()).toList();
     }
 
     public DialGuard guard() {
-        return guard;
+        return parts.guard;
     }
 
     public TlsMaterial tls() {
-        return tls;
+        return parts.tls;
     }
 
-    /** A working directory for the current test class, removed with the world. */
+    /** A working directory, shared by the test classes of this run, removed with the world. */
     public Path dir() {
-        return dir;
+        return parts.dir;
     }
 
     /** A connected socket to a guarded address. */
     public Socket connect(InetAddress address, int port) throws IOException {
         Socket socket = new Socket();
-        socket.connect(guard.check(new InetSocketAddress(address, port)), 5_000);
+        socket.connect(parts.guard.check(new InetSocketAddress(address, port)), 5_000);
         socket.setSoTimeout(10_000);
         return socket;
     }
 
     /** The bytes an HTTP origin recorded for {@code record}, waiting up to {@code wait} for the connection to end. */
     public byte[] recorded(String record, Duration wait) throws IOException, InterruptedException {
-        Path file = dir.resolve(record + ".bin");
+        Path file = parts.dir.resolve(record + ".bin");
         long deadline = System.nanoTime() + wait.toNanos();
         while (!Files.exists(file) && System.nanoTime() < deadline) {
             Thread.sleep(20);
@@ -180,11 +201,12 @@ public final class TestWorld implements BeforeAllCallback, AfterAllCallback, Bef
         }
     }
 
+    /** Best effort: what cannot be removed stays, and a later run's stale sweep tries again. */
     private static void deleteTree(Path root) {
         try (Stream<Path> paths = Files.walk(root)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        } catch (IOException | UncheckedIOException e) {
+            // Gone already, or unreadable: nothing more to do here.
         }
     }
 }
