@@ -90,26 +90,4 @@ public record HostConfig(
             Objects.requireNonNull(file, "file");
         }
     }
-
-    /**
-     * The nested records' checks live apart: a nested record calling a static method of
-     * HostConfig would initialise HostConfig, whose DEFAULTS needs the nested record's DEFAULTS
-     * while it is still being built (a class-initialisation cycle that left them null).
-     */
-    private static final class Checks {
-        private Checks() {}
-
-        static void positive(String name, int value) {
-            if (value < 1) {
-                throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
-            }
-        }
-
-        static void positive(String name, Duration value) {
-            Objects.requireNonNull(value, name);
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + ": " + value.toMillis() + " (expected: > 0)");
-            }
-        }
-    }
 }
