@@ -139,6 +139,16 @@ class WorldSelfTest {
     }
 
     @Test
+    void curlTrustsTheWorldsCertificateByName() throws Exception {
+        InetSocketAddress host = world.guard().check(new InetSocketAddress(world.internetHost(0), OriginProcess.TLS));
+        Run run = Run.of(List.of("curl", "-sS", "--max-time", "10", "--cacert", world.tls().certificatePem().toString(),
+                "--resolve", "www.example.test:443:" + host.getAddress().getHostAddress(),
+                "https://www.example.test/curl"), "", 20);
+        assertEquals(0, run.exit(), run.toString());
+        assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/curl\""), run.out());
+    }
+
+    @Test
     void echoPassesHalfCloseThrough() throws Exception {
         byte[] sent = new byte[200_000];
         new java.util.Random(1).nextBytes(sent);
