@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <pre>{@code @RegisterExtension static TestWorld world = TestWorld.create();}</pre>
  */
-public final class TestWorld implements BeforeAllCallback, BeforeEachCallback {
+public final class TestWorld implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback {
     /** Names the TLS origins' certificate is valid for, besides every host address. */
     public static final List<String> TLS_NAMES = List.of("origin.test", "www.example.test", "nas.lan");
 
@@ -60,6 +61,12 @@ public final class TestWorld implements BeforeAllCallback, BeforeEachCallback {
     @Override
     public void beforeEach(ExtensionContext context) {
         parts.zone.clear();
+    }
+
+    /** A class whose code leaked a Netty buffer fails (STYLE 18). */
+    @Override
+    public void afterAll(ExtensionContext context) throws InterruptedException {
+        NettyLeaks.assertNone();
     }
 
     /** Everything one world holds; closing removes all of it and never throws. */
