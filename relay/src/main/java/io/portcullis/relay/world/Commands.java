@@ -1,5 +1,6 @@
 package io.portcullis.relay.world;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -16,7 +17,8 @@ final class Commands {
 
     /** Runs {@code argv} to completion and returns its standard output; a non-zero exit is an exception. */
     static String run(List<String> argv) throws IOException {
-        Process process = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(nullFile())).start();
+        Process process = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
         CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
         String out = drain(process.getInputStream());
         try {
@@ -33,10 +35,6 @@ final class Commands {
             throw new IOException(String.join(" ", argv) + ": exit " + process.exitValue() + ": " + err.join().strip());
         }
         return out;
-    }
-
-    private static java.io.File nullFile() {
-        return new java.io.File("/dev/null");
     }
 
     private static String drain(InputStream in) {

@@ -2,6 +2,7 @@ package io.portcullis.relay.world;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +46,7 @@ public final class OriginMain {
         System.out.println("{\"ready\":" + HttpOrigin.quote(options.name) + ",\"ports\":" + ports + "}");
         System.out.flush();
         try (InputStream lifeline = System.in) {
-            lifeline.transferTo(java.io.OutputStream.nullOutputStream());
+            lifeline.transferTo(OutputStream.nullOutputStream());
         }
         System.exit(0);
     }

@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * have no route out: {@link #build} refuses to start in one that has, and checks every namespace
  * again once the links are up, so nothing can dial past the world.
  *
+ * <p>One world per namespace: a second one would find the first one's routes and refuse.
+ *
  * <p>Namespace names carry the creating process's pid, so a later world removes those whose
  * creator is gone ({@link #removeStale}) without touching a world that is still running.
  */

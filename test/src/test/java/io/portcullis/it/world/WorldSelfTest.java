@@ -12,6 +12,7 @@ import io.portcullis.relay.world.OriginProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -21,7 +22,9 @@ import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.zip.CRC32;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -151,20 +154,20 @@ class WorldSelfTest {
     @Test
     void echoPassesHalfCloseThrough() throws Exception {
         byte[] sent = new byte[200_000];
-        new java.util.Random(1).nextBytes(sent);
+        new Random(1).nextBytes(sent);
         try (Socket socket = world.connect(world.lanHost(0), OriginProcess.ECHO)) {
             Thread writer = Thread.ofVirtual().start(() -> {
                 try {
                     socket.getOutputStream().write(sent);
                     socket.shutdownOutput();
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             });
             byte[] back = socket.getInputStream().readAllBytes();
             writer.join();
             assertEquals(sent.length, back.length);
-            assertTrue(java.util.Arrays.equals(sent, back));
+            assertTrue(Arrays.equals(sent, back));
         }
     }
 
