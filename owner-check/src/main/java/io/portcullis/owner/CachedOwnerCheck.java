@@ -1,0 +1,67 @@
+package io.portcullis.owner;
+
+import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The owner check with its own executor and a short answer cache keyed by the whole query (R35).
+ * The caller never blocks: a miss runs the judge on the executor, a hit is an already completed
+ * future. Every failure, the executor's included, completes with a refusal.
+ */
+final class CachedOwnerCheck implements ManagedOwnerCheck {
+    private static final int THREADS = 2;
+    private static final long MAX_ANSWERS = 10_000;
+
+    private final ExecutorService executor;
+    private final AsyncLoadingCache<OwnerQuery, OwnerAnswer> cache;
+    private final AutoCloseable resources;
+
+    CachedOwnerCheck(OwnerJudge judge, Duration window, Ticker ticker, AutoCloseable resources) {
+        AtomicInteger count = new AtomicInteger();
+        this.executor = Executors.newFixedThreadPool(THREADS, r -> {
+            Thread t = new Thread(r, "owner-check-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.cache = Caffeine.newBuilder()
+                .executor(executor)
+                .ticker(ticker)
+                .expireAfterWrite(window)
+                .maximumSize(MAX_ANSWERS)
+                .buildAsync(judge::answer);
+        this.resources = resources;
+    }
+
+    @Override
+    public CompletableFuture<OwnerAnswer> check(OwnerQuery query) {
+        try {
+            return cache.get(query).exceptionally(CachedOwnerCheck::failed);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(failed(e));
+        }
+    }
+
+    private static OwnerAnswer failed(Throwable t) {
+        return OwnerAnswer.deny(OwnerCode.ERROR, "owner check failed: " + t, OwnerEvidence.NONE);
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+            resources.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            throw new IllegalStateException("closing the owner check: " + e, e);
+        }
+    }
+}

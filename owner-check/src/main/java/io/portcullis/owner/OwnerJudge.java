@@ -1,0 +1,131 @@
+package io.portcullis.owner;
+
+import io.portcullis.owner.docker.ContainerInfo;
+import io.portcullis.owner.docker.DockerDownException;
+import io.portcullis.owner.kernel.Answering;
+import io.portcullis.owner.kernel.ProcessInfo;
+import io.portcullis.owner.kernel.TcpListener;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One owner check, synchronously, in the order of SPEC R30-R34: a container's own address; the
+ * listeners that could answer (none: {@code owner-none}); each judged by its uid, the first refusal
+ * being the answer. Every failure is a refusal. Blocking: callers run it on the check's executor.
+ */
+final class OwnerJudge {
+    private static final Comparator<TcpListener> ORDER = Comparator.comparing(TcpListener::family)
+            .thenComparing(l -> l.address().getHostAddress())
+            .thenComparingLong(TcpListener::inode);
+
+    private final OwnerConfig config;
+    private final Rules rules;
+    private final Sources sources;
+
+    OwnerJudge(OwnerConfig config, WallProcesses wall, Sources sources) {
+        this.config = config;
+        this.rules = new Rules(config, wall);
+        this.sources = sources;
+    }
+
+    OwnerAnswer answer(OwnerQuery query) {
+        Seen seen = new Seen();
+        try {
+            return judge(query, seen);
+        } catch (DockerDownException e) {
+            return OwnerAnswer.deny(OwnerCode.DOCKER_DOWN, e.getMessage(), seen.evidence());
+        } catch (Exception | LinkageError | StackOverflowError e) {
+            return OwnerAnswer.deny(OwnerCode.ERROR, String.valueOf(e), seen.evidence());
+        }
+    }
+
+    private OwnerAnswer judge(OwnerQuery query, Seen seen) throws Exception {
+        InetAddress target = query.address();
+        boolean dockerDown = false;
+        if (!target.isLoopbackAddress()) {
+            try {
+                Optional<ContainerInfo> own = ownerOf(target);
+                if (own.isPresent()) {
+                    seen.container = own.get();
+                    return verdict(rules.container(query, own.get()), seen, "container " + own.get().name());
+                }
+            } catch (DockerDownException e) {
+                dockerDown = true;
+            }
+        }
+        List<TcpListener> listeners = new ArrayList<>(
+                Answering.answering(sources.listeners().listening(query.port()), target, sources.loopbackIndex()));
+        listeners.sort(ORDER);
+        seen.listeners = listeners;
+        if (listeners.isEmpty()) {
+            return dockerDown
+                    ? OwnerAnswer.deny(OwnerCode.DOCKER_DOWN, "nothing listens, and Docker cannot say whether a container owns the address", seen.evidence())
+                    : OwnerAnswer.deny(OwnerCode.NONE, "nothing listens on " + target.getHostAddress() + " port " + query.port(), seen.evidence());
+        }
+        for (TcpListener listener : listeners) {
+            Optional<Refusal> refusal = listener(query, listener, seen);
+            if (refusal.isPresent()) {
+                return verdict(refusal, seen, "");
+            }
+        }
+        return OwnerAnswer.allow(allowedBecause(query, seen), seen.evidence());
+    }
+
+    private Optional<Refusal> listener(OwnerQuery query, TcpListener listener, Seen seen) throws Exception {
+        if (config.gatewayUid() >= 0 && listener.uid() == config.gatewayUid()) {
+            List<ProcessInfo> holders = sources.processes().holding(listener.inode(), listener.uid());
+            holders.forEach(p -> seen.processes.add(Evidence.process(p, listener.inode())));
+            return rules.gatewayUser(query.source(), holders);
+        }
+        if (listener.uid() == 0) {
+            Optional<ContainerInfo> publisher = publisher(query);
+            if (publisher.isEmpty()) {
+                return Optional.of(new Refusal(OwnerCode.ROOT, "a root socket that no running container publishes"));
+            }
+            seen.container = publisher.get();
+            return rules.container(query, publisher.get());
+        }
+        return Optional.of(new Refusal(OwnerCode.OTHER_USER, "the socket belongs to uid " + listener.uid()));
+    }
+
+    /** The view may lag the events stream: a miss asks Docker again before it counts. */
+    private Optional<ContainerInfo> publisher(OwnerQuery query) throws DockerDownException {
+        Optional<ContainerInfo> found = find(sources.docker().containers(false), c -> c.publishes(query.address(), query.port()));
+        return found.isPresent() ? found : find(sources.docker().containers(true), c -> c.publishes(query.address(), query.port()));
+    }
+
+    private Optional<ContainerInfo> ownerOf(InetAddress target) throws DockerDownException {
+        Optional<ContainerInfo> found = find(sources.docker().containers(false), c -> c.addresses().contains(target));
+        return found.isPresent() ? found : find(sources.docker().containers(true), c -> c.addresses().contains(target));
+    }
+
+    private static Optional<ContainerInfo> find(List<ContainerInfo> containers, java.util.function.Predicate<ContainerInfo> test) {
+        return containers.stream().filter(test).min(Comparator.comparing(ContainerInfo::id));
+    }
+
+    private static OwnerAnswer verdict(Optional<Refusal> refusal, Seen seen, String allowedWhy) {
+        return refusal.map(r -> OwnerAnswer.deny(r.code(), r.detail(), seen.evidence()))
+                .orElseGet(() -> OwnerAnswer.allow(allowedWhy + " belongs to the add-on", seen.evidence()));
+    }
+
+    private static String allowedBecause(OwnerQuery query, Seen seen) {
+        return seen.container != null
+                ? "container " + seen.container.name() + " belongs to add-on " + query.addonId() + " or its exceptions"
+                : "the add-on's own service of the gateway's user";
+    }
+
+    /** What one check saw so far; refusals carry it too. */
+    private static final class Seen {
+        List<TcpListener> listeners = List.of();
+        final List<OwnerEvidence.Process> processes = new ArrayList<>();
+        ContainerInfo container;
+
+        OwnerEvidence evidence() {
+            return new OwnerEvidence(listeners.stream().map(Evidence::listener).toList(), processes,
+                    container == null ? null : Evidence.container(container));
+        }
+    }
+}
