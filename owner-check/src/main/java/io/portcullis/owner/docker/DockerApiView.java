@@ -88,7 +88,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
         if (events != null) {
             return;
         }
-        events = client.eventsCmd().withEventTypeFilter(EventType.CONTAINER).exec(new ResultCallback.Adapter<Event>() {
+        ResultCallback.Adapter<Event> stream = new ResultCallback.Adapter<>() {
             @Override
             public void onNext(Event event) {
                 stale = true;
@@ -103,7 +103,20 @@ public final class DockerApiView implements DockerView, AutoCloseable {
             public void onComplete() {
                 lost();
             }
-        });
+        };
+        // Set before exec: a stream that fails at once calls lost() after this, not before.
+        events = stream;
+        try {
+            client.eventsCmd().withEventTypeFilter(EventType.CONTAINER).exec(stream);
+        } catch (RuntimeException e) {
+            lost();
+            throw e;
+        }
+    }
+
+    /** Whether the events stream is open, so the view may be trusted between re-lists. */
+    boolean following() {
+        return events != null;
     }
 
     private void lost() {

@@ -1,0 +1,146 @@
+package io.portcullis.owner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.portcullis.owner.OwnerQuery.Source;
+import io.portcullis.owner.docker.DockerDownException;
+import io.portcullis.owner.docker.DockerView;
+import io.portcullis.owner.kernel.ListenerSource;
+import io.portcullis.owner.kernel.ProcRoot;
+import io.portcullis.owner.kernel.ProcessSource;
+import io.portcullis.owner.kernel.TcpListener;
+import io.portcullis.owner.testing.PythonListener;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The cache window (R35), fail-closed failures (R34) and a caller that never blocks. */
+class CachedOwnerCheckTest {
+    private static final Duration WINDOW = Duration.ofSeconds(1);
+    private static final InetAddress LOOPBACK = OwnerCheckTest.LOOPBACK;
+    private static final OwnerConfig CONFIG = OwnerCheckTest.config(Path.of("/nonexistent-root"), Path.of("/nonexistent.sock"));
+    private static final DockerView NO_DOCKER = fresh -> {
+        throw new DockerDownException("docker: not in this test", null);
+    };
+
+    private final AtomicLong nanos = new AtomicLong();
+    private final Ticker ticker = nanos::get;
+
+    private ManagedOwnerCheck check(ListenerSource listeners, ProcessSource processes) {
+        Sources sources = new Sources(listeners, processes, NO_DOCKER, 1);
+        return new CachedOwnerCheck(new OwnerJudge(CONFIG, new WallProcesses(), sources), WINDOW, ticker, () -> {});
+    }
+
+    private ManagedOwnerCheck system() {
+        return check(ListenerSource.system(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM));
+    }
+
+    private static OwnerQuery query(Source source, int port) {
+        return new OwnerQuery("studio", source, LOOPBACK, port);
+    }
+
+    @Test
+    void aPortThatChangesHandsIsCaughtAfterTheWindow() {
+        Path folder = PythonListener.openFolder("owner-cache");
+        try (ManagedOwnerCheck check = system()) {
+            int port;
+            try (PythonListener addon = PythonListener.v4("127.0.0.1").uid(OwnerCheckTest.GATEWAY_UID).cwd(folder).start()) {
+                port = addon.port();
+                assertTrue(check.check(query(Source.OWNER, port)).join().allowed());
+            }
+            try (PythonListener other = PythonListener.v4("127.0.0.1").port(port).uid(OwnerCheckTest.OTHER_UID).start()) {
+                assertEquals(port, other.port());
+                assertTrue(check.check(query(Source.OWNER, port)).join().allowed(), "within the window");
+                nanos.addAndGet(WINDOW.toNanos() + 1);
+                assertEquals(OwnerCode.OTHER_USER, check.check(query(Source.OWNER, port)).join().code());
+            }
+        }
+    }
+
+    @Test
+    void theKeyIsTheWholeQuery() {
+        AtomicInteger asked = new AtomicInteger();
+        ListenerSource counting = port -> {
+            asked.incrementAndGet();
+            return List.of();
+        };
+        try (ManagedOwnerCheck check = check(counting, (inode, uid) -> List.of())) {
+            check.check(query(Source.OWNER, 80)).join();
+            check.check(query(Source.OWNER, 80)).join();
+            check.check(query(Source.DEFAULT, 80)).join();
+            check.check(query(Source.OWNER, 81)).join();
+            check.check(new OwnerQuery("notes", Source.OWNER, LOOPBACK, 80)).join();
+            assertEquals(4, asked.get());
+        }
+    }
+
+    @Test
+    void theCallerNeverWaitsForTheKernel() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        ListenerSource slow = port -> {
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return List.of();
+        };
+        try (ManagedOwnerCheck check = check(slow, (inode, uid) -> List.of())) {
+            CompletableFuture<OwnerAnswer> answer = check.check(query(Source.OWNER, 80));
+            assertFalse(answer.isDone());
+            release.countDown();
+            assertEquals(OwnerCode.NONE, answer.join().code());
+        }
+    }
+
+    @Test
+    void aKernelFailureIsARefusal() {
+        try (ManagedOwnerCheck check = check(port -> {
+            throw new IOException("sock_diag: errno 13");
+        }, (inode, uid) -> List.of())) {
+            OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
+            assertEquals(OwnerCode.ERROR, answer.code());
+            assertTrue(answer.detail().contains("errno 13"), answer.detail());
+        }
+    }
+
+    @Test
+    void aBugIsARefusal() {
+        try (ManagedOwnerCheck check = check(port -> {
+            throw new IllegalStateException("bug");
+        }, (inode, uid) -> List.of())) {
+            assertEquals(OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
+        }
+    }
+
+    @Test
+    void aProcessGoneMidScanIsARefusal() {
+        ListenerSource one = port -> List.of(new TcpListener(TcpListener.Family.INET, LOOPBACK, false, port,
+                OwnerCheckTest.GATEWAY_UID, 42, false, 0));
+        try (ManagedOwnerCheck check = check(one, (inode, uid) -> {
+            throw new IOException("process 7 went away mid-scan");
+        })) {
+            OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
+            assertEquals(OwnerCode.ERROR, answer.code());
+            assertEquals(1, answer.evidence().listeners().size());
+        }
+    }
+
+    @Test
+    void aClosedCheckRefuses() {
+        ManagedOwnerCheck check = check(port -> List.of(), (inode, uid) -> List.of());
+        check.close();
+        assertEquals(OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
+    }
+}
