@@ -20,6 +20,8 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
     private static final long MAX_ANSWERS = 10_000;
 
     private final ExecutorService executor;
+    private final OwnerJudge judge;
+    /** Null for a zero window: every connection asks again. */
     private final AsyncLoadingCache<OwnerQuery, OwnerAnswer> cache;
     private final AutoCloseable resources;
 
@@ -30,7 +32,8 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
             t.setDaemon(true);
             return t;
         });
-        this.cache = Caffeine.newBuilder()
+        this.judge = judge;
+        this.cache = window.isZero() ? null : Caffeine.newBuilder()
                 .executor(executor)
                 .ticker(ticker)
                 .expireAfterWrite(window)
@@ -42,7 +45,10 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
     @Override
     public CompletableFuture<OwnerAnswer> check(OwnerQuery query) {
         try {
-            return cache.get(query).exceptionally(CachedOwnerCheck::failed);
+            CompletableFuture<OwnerAnswer> answer = cache == null
+                    ? CompletableFuture.supplyAsync(() -> judge.answer(query), executor)
+                    : cache.get(query);
+            return answer.exceptionally(CachedOwnerCheck::failed);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failed(e));
         }

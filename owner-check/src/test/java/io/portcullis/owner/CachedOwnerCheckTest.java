@@ -38,12 +38,24 @@ class CachedOwnerCheckTest {
     private final Ticker ticker = nanos::get;
 
     private ManagedOwnerCheck check(ListenerSource listeners, ProcessSource processes) {
+        return check(listeners, processes, WINDOW);
+    }
+
+    private ManagedOwnerCheck check(ListenerSource listeners, ProcessSource processes, Duration window) {
         Sources sources = new Sources(listeners, processes, NO_DOCKER, 1);
-        return new CachedOwnerCheck(new OwnerJudge(CONFIG, new WallProcesses(), sources), WINDOW, ticker, () -> {});
+        return new CachedOwnerCheck(new OwnerJudge(CONFIG, new WallProcesses(), sources), window, ticker, () -> {});
     }
 
     private ManagedOwnerCheck system() {
         return check(ListenerSource.system(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM));
+    }
+
+    /** Nothing listens; counts the questions. */
+    private static ListenerSource counting(AtomicInteger asked) {
+        return port -> {
+            asked.incrementAndGet();
+            return List.of();
+        };
     }
 
     private static OwnerQuery query(Source source, int port) {
@@ -71,10 +83,7 @@ class CachedOwnerCheckTest {
     @Test
     void theKeyIsTheWholeQuery() {
         AtomicInteger asked = new AtomicInteger();
-        ListenerSource counting = port -> {
-            asked.incrementAndGet();
-            return List.of();
-        };
+        ListenerSource counting = counting(asked);
         try (ManagedOwnerCheck check = check(counting, (inode, uid) -> List.of())) {
             check.check(query(Source.OWNER, 80)).join();
             check.check(query(Source.OWNER, 80)).join();
@@ -82,6 +91,18 @@ class CachedOwnerCheckTest {
             check.check(query(Source.OWNER, 81)).join();
             check.check(new OwnerQuery("notes", Source.OWNER, LOOPBACK, 80)).join();
             assertEquals(4, asked.get());
+        }
+    }
+
+    @Test
+    void aZeroWindowAsksEveryTime() {
+        AtomicInteger asked = new AtomicInteger();
+        ListenerSource counting = counting(asked);
+        try (ManagedOwnerCheck check = check(counting, (inode, uid) -> List.of(), Duration.ZERO)) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals(OwnerCode.NONE, check.check(query(Source.OWNER, 80)).join().code());
+            }
+            assertEquals(3, asked.get());
         }
     }
 
