@@ -65,7 +65,8 @@ final class InetDiag {
                 return true;
             }
             if (type == NLMSG_ERROR) {
-                throw new IOException("sock_diag: kernel error " + bytes.getInt(start + NLMSG_HDRLEN));
+                String errno = length >= NLMSG_HDRLEN + 4 ? Integer.toString(bytes.getInt(start + NLMSG_HDRLEN)) : "(truncated)";
+                throw new IOException("sock_diag: kernel error " + errno);
             }
             if (type == SOCK_DIAG_BY_FAMILY && length >= NLMSG_HDRLEN + DIAG_MSG_LEN) {
                 TcpListener listener = listener(bytes.slice(start + NLMSG_HDRLEN, length - NLMSG_HDRLEN)
@@ -105,7 +106,7 @@ final class InetDiag {
             if (length < 4) {
                 return false;
             }
-            if (type == INET_DIAG_SKV6ONLY && length >= 5) {
+            if (type == INET_DIAG_SKV6ONLY && length >= 5 && at + 5 <= m.limit()) {
                 return m.get(at + 4) != 0;
             }
             at += align(length);
