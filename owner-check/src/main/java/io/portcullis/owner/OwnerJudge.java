@@ -5,11 +5,13 @@ import io.portcullis.owner.docker.DockerDownException;
 import io.portcullis.owner.kernel.Answering;
 import io.portcullis.owner.kernel.ProcessInfo;
 import io.portcullis.owner.kernel.TcpListener;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * One owner check, synchronously, in the order of SPEC R30-R34: a container's own address; the
@@ -43,7 +45,7 @@ final class OwnerJudge {
     }
 
     private OwnerAnswer judge(OwnerQuery query, Seen seen) throws Exception {
-        InetAddress target = query.address();
+        InetAddress target = delivered(query.address());
         boolean dockerDown = false;
         if (!target.isLoopbackAddress()) {
             try {
@@ -74,6 +76,14 @@ final class OwnerJudge {
         return OwnerAnswer.allow(allowedBecause(query, seen), seen.evidence());
     }
 
+    /** A connection to the unspecified address reaches the loopback address of its family. */
+    static InetAddress delivered(InetAddress address) {
+        if (!address.isAnyLocalAddress()) {
+            return address;
+        }
+        return address instanceof Inet6Address ? InetAddress.ofLiteral("::1") : InetAddress.ofLiteral("127.0.0.1");
+    }
+
     private Optional<Refusal> listener(OwnerQuery query, TcpListener listener, Seen seen) throws Exception {
         if (config.gatewayUid() >= 0 && listener.uid() == config.gatewayUid()) {
             List<ProcessInfo> holders = sources.processes().holding(listener.inode(), listener.uid());
@@ -81,7 +91,7 @@ final class OwnerJudge {
             return rules.gatewayUser(query.source(), holders);
         }
         if (listener.uid() == 0) {
-            Optional<ContainerInfo> publisher = publisher(query);
+            Optional<ContainerInfo> publisher = publisher(delivered(query.address()), query.port());
             if (publisher.isEmpty()) {
                 return Optional.of(new Refusal(OwnerCode.ROOT, "a root socket that no running container publishes"));
             }
@@ -91,18 +101,21 @@ final class OwnerJudge {
         return Optional.of(new Refusal(OwnerCode.OTHER_USER, "the socket belongs to uid " + listener.uid()));
     }
 
-    /** The view may lag the events stream: a miss asks Docker again before it counts. */
-    private Optional<ContainerInfo> publisher(OwnerQuery query) throws DockerDownException {
-        Optional<ContainerInfo> found = find(sources.docker().containers(false), c -> c.publishes(query.address(), query.port()));
-        return found.isPresent() ? found : find(sources.docker().containers(true), c -> c.publishes(query.address(), query.port()));
+    private Optional<ContainerInfo> publisher(InetAddress target, int port) throws DockerDownException {
+        return find(c -> c.publishes(target, port));
     }
 
     private Optional<ContainerInfo> ownerOf(InetAddress target) throws DockerDownException {
-        Optional<ContainerInfo> found = find(sources.docker().containers(false), c -> c.addresses().contains(target));
-        return found.isPresent() ? found : find(sources.docker().containers(true), c -> c.addresses().contains(target));
+        return find(c -> c.addresses().contains(target));
     }
 
-    private static Optional<ContainerInfo> find(List<ContainerInfo> containers, java.util.function.Predicate<ContainerInfo> test) {
+    /** The view may lag the events stream: a miss asks Docker again before it counts. */
+    private Optional<ContainerInfo> find(Predicate<ContainerInfo> test) throws DockerDownException {
+        Optional<ContainerInfo> found = first(sources.docker().containers(false), test);
+        return found.isPresent() ? found : first(sources.docker().containers(true), test);
+    }
+
+    private static Optional<ContainerInfo> first(List<ContainerInfo> containers, Predicate<ContainerInfo> test) {
         return containers.stream().filter(test).min(Comparator.comparing(ContainerInfo::id));
     }
 

@@ -5,6 +5,7 @@ import io.portcullis.owner.docker.ContainerInfo;
 import io.portcullis.owner.kernel.ProcessInfo;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -102,7 +103,7 @@ final class Rules {
 
     /** An argv element (or the value of an {@code option=value} element), the cwd or the exe under a root. */
     private Optional<String> checkout(ProcessInfo p) {
-        List<String> candidates = new java.util.ArrayList<>();
+        List<String> candidates = new ArrayList<>();
         for (String a : p.argv()) {
             candidates.add(a);
             int eq = a.indexOf('=');

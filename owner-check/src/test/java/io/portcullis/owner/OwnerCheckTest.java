@@ -158,7 +158,9 @@ class OwnerCheckTest {
         V6ONLY_FOR_V6(PythonListener.v6("::").v6Only(), "::1", true),
         V4_MAPPED(PythonListener.v6("::ffff:127.0.0.1"), "127.0.0.1", true),
         OTHER_LOOPBACK(PythonListener.v4("127.0.0.2"), "127.0.0.1", false),
-        BOUND_TO_LO(PythonListener.v4("0.0.0.0").device("lo"), "127.0.0.1", true);
+        BOUND_TO_LO(PythonListener.v4("0.0.0.0").device("lo"), "127.0.0.1", true),
+        UNSPECIFIED_V4_TARGET(PythonListener.v4("127.0.0.1"), "0.0.0.0", true),
+        UNSPECIFIED_V6_TARGET(PythonListener.v6("::1").v6Only(), "::", true);
 
         final PythonListener.Builder listener;
         final InetAddress target;
