@@ -24,8 +24,13 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
     /** Null for a zero window: every connection asks again. */
     private final AsyncLoadingCache<OwnerQuery, OwnerAnswer> cache;
     private final AutoCloseable resources;
+    private final Duration deadline;
 
-    CachedOwnerCheck(OwnerJudge judge, Duration window, Ticker ticker, AutoCloseable resources) {
+    /**
+     * @param deadline how long a caller waits before the answer is a refusal: a read of a process
+     *     stuck in the kernel, or a netlink or Docker call that never returns, must not hang the connection
+     */
+    CachedOwnerCheck(OwnerJudge judge, Duration window, Duration deadline, Ticker ticker, AutoCloseable resources) {
         AtomicInteger count = new AtomicInteger();
         this.executor = Executors.newFixedThreadPool(THREADS, r -> {
             Thread t = new Thread(r, "owner-check-" + count.incrementAndGet());
@@ -40,6 +45,7 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
                 .maximumSize(MAX_ANSWERS)
                 .buildAsync(judge::answer);
         this.resources = resources;
+        this.deadline = deadline;
     }
 
     @Override
@@ -48,10 +54,15 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
             CompletableFuture<OwnerAnswer> answer = cache == null
                     ? CompletableFuture.supplyAsync(() -> judge.answer(query), executor)
                     : cache.get(query);
-            return answer.exceptionally(CachedOwnerCheck::failed);
+            return answer.exceptionally(CachedOwnerCheck::failed)
+                    .completeOnTimeout(late(), deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failed(e));
         }
+    }
+
+    private OwnerAnswer late() {
+        return OwnerAnswer.deny(OwnerCode.ERROR, "owner check took longer than " + deadline, OwnerEvidence.NONE);
     }
 
     private static OwnerAnswer failed(Throwable t) {

@@ -11,6 +11,8 @@ import java.time.Duration;
 public final class OwnerChecks {
     /** How often the Docker view re-lists even when the events stream is quiet. */
     static final Duration RELIST_EVERY = Duration.ofSeconds(30);
+    /** After this a check is refused rather than awaited. */
+    static final Duration DEADLINE = Duration.ofSeconds(5);
 
     private OwnerChecks() {}
 
@@ -23,7 +25,7 @@ public final class OwnerChecks {
         DockerApiView docker = new DockerApiView(config.dockerEndpoint(), RELIST_EVERY);
         Sources sources = new Sources(ListenerSource.system(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM),
                 docker, Devices.loopbackIndex());
-        return new CachedOwnerCheck(new OwnerJudge(config, wall, sources), config.cacheWindow(), Ticker.systemTicker(),
+        return new CachedOwnerCheck(new OwnerJudge(config, wall, sources), config.cacheWindow(), DEADLINE, Ticker.systemTicker(),
                 docker);
     }
 }

@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
 /** The cache window (R35), fail-closed failures (R34) and a caller that never blocks. */
 class CachedOwnerCheckTest {
     private static final Duration WINDOW = Duration.ofSeconds(1);
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+    private static final Duration SHORT_DEADLINE = Duration.ofMillis(500);
     private static final InetAddress LOOPBACK = OwnerCheckTest.LOOPBACK;
     private static final OwnerConfig CONFIG = OwnerCheckTest.config(Path.of("/nonexistent-root"), Path.of("/nonexistent.sock"));
     private static final DockerView NO_DOCKER = fresh -> {
@@ -42,12 +44,28 @@ class CachedOwnerCheckTest {
     }
 
     private ManagedOwnerCheck check(ListenerSource listeners, ProcessSource processes, Duration window) {
+        return check(listeners, processes, window, DEADLINE);
+    }
+
+    private ManagedOwnerCheck check(ListenerSource listeners, ProcessSource processes, Duration window, Duration deadline) {
         Sources sources = new Sources(listeners, processes, NO_DOCKER, 1);
-        return new CachedOwnerCheck(new OwnerJudge(CONFIG, new WallProcesses(), sources), window, ticker, () -> {});
+        return new CachedOwnerCheck(new OwnerJudge(CONFIG, new WallProcesses(), sources), window, deadline, ticker, () -> {});
     }
 
     private ManagedOwnerCheck system() {
         return check(ListenerSource.system(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM));
+    }
+
+    /** Nothing listens, once {@code latch} opens (or after 10 s). */
+    private static ListenerSource waitingFor(CountDownLatch latch) {
+        return port -> {
+            try {
+                latch.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return List.of();
+        };
     }
 
     /** Nothing listens; counts the questions. */
@@ -109,19 +127,26 @@ class CachedOwnerCheckTest {
     @Test
     void theCallerNeverWaitsForTheKernel() throws InterruptedException {
         CountDownLatch release = new CountDownLatch(1);
-        ListenerSource slow = port -> {
-            try {
-                release.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return List.of();
-        };
+        ListenerSource slow = waitingFor(release);
         try (ManagedOwnerCheck check = check(slow, (inode, uid) -> List.of())) {
             CompletableFuture<OwnerAnswer> answer = check.check(query(Source.OWNER, 80));
             assertFalse(answer.isDone());
             release.countDown();
             assertEquals(OwnerCode.NONE, answer.join().code());
+        }
+    }
+
+    @Test
+    void aCheckThatNeverFinishesIsRefusedAtTheDeadline() {
+        CountDownLatch never = new CountDownLatch(1);
+        ListenerSource stuck = waitingFor(never);
+        try (ManagedOwnerCheck check = check(stuck, (inode, uid) -> List.of(), WINDOW, SHORT_DEADLINE)) {
+            long start = System.nanoTime();
+            OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
+            assertEquals(OwnerCode.ERROR, answer.code());
+            assertTrue(System.nanoTime() - start < Duration.ofSeconds(5).toNanos());
+        } finally {
+            never.countDown();
         }
     }
 
