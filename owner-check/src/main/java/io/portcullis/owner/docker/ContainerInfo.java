@@ -26,7 +26,7 @@ public record ContainerInfo(String id, String name, Map<String, String> labels, 
         addresses = Set.copyOf(addresses);
     }
 
-    /** A port published on the host. {@code hostIp} null or a wildcard: every address of its family. */
+    /** A port published on the host. {@code hostIp} null: every address; a wildcard: every address of its family. */
     public record Published(InetAddress hostIp, int port, String protocol) {
         public Published {
             Objects.requireNonNull(protocol, "protocol");
@@ -37,7 +37,8 @@ public record ContainerInfo(String id, String name, Map<String, String> labels, 
 
         boolean answers(InetAddress target, int targetPort) {
             return port == targetPort && protocol.equals("tcp")
-                    && (hostIp == null || hostIp.isAnyLocalAddress() || hostIp.equals(target));
+                    && (hostIp == null || hostIp.equals(target)
+                            || (hostIp.isAnyLocalAddress() && hostIp.getClass() == target.getClass()));
         }
     }
 
