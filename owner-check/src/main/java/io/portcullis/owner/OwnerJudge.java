@@ -52,7 +52,8 @@ final class OwnerJudge {
                 Optional<ContainerInfo> own = ownerOf(target);
                 if (own.isPresent()) {
                     seen.container = own.get();
-                    return verdict(rules.container(query, own.get()), seen, "container " + own.get().name());
+                    return rules.container(query, own.get()).map(r -> deny(r, seen))
+                            .orElseGet(() -> OwnerAnswer.allow(allowedBecause(query, seen), seen.evidence()));
                 }
             } catch (DockerDownException e) {
                 dockerDown = true;
@@ -64,13 +65,13 @@ final class OwnerJudge {
         seen.listeners = listeners;
         if (listeners.isEmpty()) {
             return dockerDown
-                    ? OwnerAnswer.deny(OwnerCode.DOCKER_DOWN, "nothing listens, and Docker cannot say whether a container owns the address", seen.evidence())
-                    : OwnerAnswer.deny(OwnerCode.NONE, "nothing listens on " + target.getHostAddress() + " port " + query.port(), seen.evidence());
+                    ? deny(new Refusal(OwnerCode.DOCKER_DOWN, "nothing listens, and Docker cannot say whether a container has the address"), seen)
+                    : deny(new Refusal(OwnerCode.NONE, "nothing listens on " + target.getHostAddress() + " port " + query.port()), seen);
         }
         for (TcpListener listener : listeners) {
             Optional<Refusal> refusal = listener(query, listener, seen);
             if (refusal.isPresent()) {
-                return verdict(refusal, seen, "");
+                return deny(refusal.get(), seen);
             }
         }
         return OwnerAnswer.allow(allowedBecause(query, seen), seen.evidence());
@@ -119,9 +120,8 @@ final class OwnerJudge {
         return containers.stream().filter(test).min(Comparator.comparing(ContainerInfo::id));
     }
 
-    private static OwnerAnswer verdict(Optional<Refusal> refusal, Seen seen, String allowedWhy) {
-        return refusal.map(r -> OwnerAnswer.deny(r.code(), r.detail(), seen.evidence()))
-                .orElseGet(() -> OwnerAnswer.allow(allowedWhy + " belongs to the add-on", seen.evidence()));
+    private static OwnerAnswer deny(Refusal refusal, Seen seen) {
+        return OwnerAnswer.deny(refusal.code(), refusal.detail(), seen.evidence());
     }
 
     private static String allowedBecause(OwnerQuery query, Seen seen) {
