@@ -10,8 +10,11 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /**
  * One owner check, synchronously, in the order of SPEC R30-R34: a container's own address; the
@@ -86,8 +89,13 @@ final class OwnerJudge {
     }
 
     private Optional<Refusal> listener(OwnerQuery query, TcpListener listener, Seen seen) throws Exception {
-        if (config.gatewayUid() >= 0 && listener.uid() == config.gatewayUid()) {
-            List<ProcessInfo> holders = sources.processes().holding(listener.inode(), listener.uid());
+        if (isGatewayUser(listener)) {
+            if (seen.holders == null) {
+                Set<Long> inodes = seen.listeners.stream().filter(this::isGatewayUser).map(TcpListener::inode)
+                        .collect(Collectors.toSet());
+                seen.holders = sources.processes().holding(inodes, config.gatewayUid());
+            }
+            List<ProcessInfo> holders = seen.holders.getOrDefault(listener.inode(), List.of());
             holders.forEach(p -> seen.processes.add(Evidence.process(p, listener.inode())));
             return rules.gatewayUser(query.source(), holders);
         }
@@ -100,6 +108,10 @@ final class OwnerJudge {
             return rules.container(query, publisher.get());
         }
         return Optional.of(new Refusal(OwnerCode.OTHER_USER, "the socket belongs to uid " + listener.uid()));
+    }
+
+    private boolean isGatewayUser(TcpListener listener) {
+        return config.gatewayUid() >= 0 && listener.uid() == config.gatewayUid();
     }
 
     private Optional<ContainerInfo> publisher(InetAddress target, int port) throws DockerDownException {
@@ -133,6 +145,8 @@ final class OwnerJudge {
     /** What one check saw so far; refusals carry it too. */
     private static final class Seen {
         List<TcpListener> listeners = List.of();
+        /** Every gateway-user listener's holders, from one scan; null until needed. */
+        Map<Long, List<ProcessInfo>> holders;
         final List<OwnerEvidence.Process> processes = new ArrayList<>();
         ContainerInfo container;
 

@@ -18,6 +18,7 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -102,7 +103,7 @@ class CachedOwnerCheckTest {
     void theKeyIsTheWholeQuery() {
         AtomicInteger asked = new AtomicInteger();
         ListenerSource counting = counting(asked);
-        try (ManagedOwnerCheck check = check(counting, (inode, uid) -> List.of())) {
+        try (ManagedOwnerCheck check = check(counting, (inodes, uid) -> Map.of())) {
             check.check(query(Source.OWNER, 80)).join();
             check.check(query(Source.OWNER, 80)).join();
             check.check(query(Source.DEFAULT, 80)).join();
@@ -116,7 +117,7 @@ class CachedOwnerCheckTest {
     void aZeroWindowAsksEveryTime() {
         AtomicInteger asked = new AtomicInteger();
         ListenerSource counting = counting(asked);
-        try (ManagedOwnerCheck check = check(counting, (inode, uid) -> List.of(), Duration.ZERO)) {
+        try (ManagedOwnerCheck check = check(counting, (inodes, uid) -> Map.of(), Duration.ZERO)) {
             for (int i = 0; i < 3; i++) {
                 assertEquals(OwnerCode.NONE, check.check(query(Source.OWNER, 80)).join().code());
             }
@@ -128,7 +129,7 @@ class CachedOwnerCheckTest {
     void theCallerNeverWaitsForTheKernel() throws InterruptedException {
         CountDownLatch release = new CountDownLatch(1);
         ListenerSource slow = waitingFor(release);
-        try (ManagedOwnerCheck check = check(slow, (inode, uid) -> List.of())) {
+        try (ManagedOwnerCheck check = check(slow, (inodes, uid) -> Map.of())) {
             CompletableFuture<OwnerAnswer> answer = check.check(query(Source.OWNER, 80));
             assertFalse(answer.isDone());
             release.countDown();
@@ -140,7 +141,7 @@ class CachedOwnerCheckTest {
     void aCheckThatNeverFinishesIsRefusedAtTheDeadline() {
         CountDownLatch never = new CountDownLatch(1);
         ListenerSource stuck = waitingFor(never);
-        try (ManagedOwnerCheck check = check(stuck, (inode, uid) -> List.of(), WINDOW, SHORT_DEADLINE)) {
+        try (ManagedOwnerCheck check = check(stuck, (inodes, uid) -> Map.of(), WINDOW, SHORT_DEADLINE)) {
             long start = System.nanoTime();
             OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
             assertEquals(OwnerCode.ERROR, answer.code());
@@ -154,7 +155,7 @@ class CachedOwnerCheckTest {
     void aKernelFailureIsARefusal() {
         try (ManagedOwnerCheck check = check(port -> {
             throw new IOException("sock_diag: errno 13");
-        }, (inode, uid) -> List.of())) {
+        }, (inodes, uid) -> Map.of())) {
             OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
             assertEquals(OwnerCode.ERROR, answer.code());
             assertTrue(answer.detail().contains("errno 13"), answer.detail());
@@ -165,7 +166,7 @@ class CachedOwnerCheckTest {
     void aBugIsARefusal() {
         try (ManagedOwnerCheck check = check(port -> {
             throw new IllegalStateException("bug");
-        }, (inode, uid) -> List.of())) {
+        }, (inodes, uid) -> Map.of())) {
             assertEquals(OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
         }
     }
@@ -174,7 +175,7 @@ class CachedOwnerCheckTest {
     void aProcessGoneMidScanIsARefusal() {
         ListenerSource one = port -> List.of(new TcpListener(TcpListener.Family.INET, LOOPBACK, false, port,
                 OwnerCheckTest.GATEWAY_UID, 42, false, 0));
-        try (ManagedOwnerCheck check = check(one, (inode, uid) -> {
+        try (ManagedOwnerCheck check = check(one, (inodes, uid) -> {
             throw new IOException("process 7 went away mid-scan");
         })) {
             OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
@@ -185,7 +186,7 @@ class CachedOwnerCheckTest {
 
     @Test
     void aClosedCheckRefuses() {
-        ManagedOwnerCheck check = check(port -> List.of(), (inode, uid) -> List.of());
+        ManagedOwnerCheck check = check(port -> List.of(), (inodes, uid) -> Map.of());
         check.close();
         assertEquals(OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
     }

@@ -11,7 +11,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Maps a socket inode to processes by reading every {@code <root>/<pid>/fd}. A process that exits
@@ -26,21 +31,27 @@ final class ProcFdScan implements ProcessSource {
     }
 
     @Override
-    public List<ProcessInfo> holding(long inode, int ownerUid) throws IOException {
-        String socket = "socket:[" + inode + "]";
-        List<Long> pids = new ArrayList<>();
+    public Map<Long, List<ProcessInfo>> holding(Set<Long> inodes, int ownerUid) throws IOException {
+        Map<String, Long> sockets = new HashMap<>();
+        inodes.forEach(inode -> sockets.put("socket:[" + inode + "]", inode));
+        Map<Long, Set<Long>> held = new LinkedHashMap<>();
         try (DirectoryStream<Path> all = Files.newDirectoryStream(root.path(), ProcFdScan::isPid)) {
             for (Path dir : all) {
-                if (holds(dir, socket, ownerUid)) {
-                    pids.add(Long.parseLong(dir.getFileName().toString()));
+                Set<Long> found = held(dir, sockets, ownerUid);
+                if (!found.isEmpty()) {
+                    held.put(Long.parseLong(dir.getFileName().toString()), found);
                 }
             }
         }
-        List<ProcessInfo> holders = new ArrayList<>();
-        for (long pid : pids) {
-            holders.add(read(pid));
+        Map<Long, List<ProcessInfo>> holders = new HashMap<>();
+        inodes.forEach(inode -> holders.put(inode, new ArrayList<>()));
+        for (Map.Entry<Long, Set<Long>> e : held.entrySet()) {
+            ProcessInfo process = read(e.getKey());
+            e.getValue().forEach(inode -> holders.get(inode).add(process));
         }
-        holders.sort(Comparator.comparing((ProcessInfo p) -> p.uid() != ownerUid).thenComparingLong(ProcessInfo::pid));
+        Comparator<ProcessInfo> ownersFirst =
+                Comparator.comparing((ProcessInfo p) -> p.uid() != ownerUid).thenComparingLong(ProcessInfo::pid);
+        holders.values().forEach(list -> list.sort(ownersFirst));
         return holders;
     }
 
@@ -49,24 +60,28 @@ final class ProcFdScan implements ProcessSource {
         return !name.isEmpty() && name.chars().allMatch(c -> c >= '0' && c <= '9');
     }
 
-    private static boolean holds(Path dir, String socket, int ownerUid) throws IOException {
+    /** The asked inodes this process holds; empty for a process gone before its fds were read. */
+    private static Set<Long> held(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
         Path fds = dir.resolve("fd");
+        Set<Long> found = new HashSet<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
             for (Path fd : entries) {
-                if (socket.equals(link(fd))) {
-                    return true;
+                Long inode = sockets.get(link(fd));
+                if (inode != null) {
+                    found.add(inode);
                 }
             }
-            return false;
+            return found;
         } catch (NoSuchFileException gone) {
-            return false;
+            return Set.of();
         } catch (DirectoryIteratorException e) {
             if (e.getCause() instanceof NoSuchFileException) {
-                return false;
+                return Set.of();
             }
             throw e.getCause();
         } catch (AccessDeniedException e) {
-            return unreadable(dir, ownerUid, e);
+            unreadable(dir, ownerUid, e);
+            return Set.of();
         }
     }
 
@@ -75,14 +90,14 @@ final class ProcFdScan implements ProcessSource {
      * runs as the socket's uid, the one that could have made the socket; another uid's is skipped,
      * or one unreadable system process would refuse every check of the host.
      */
-    private static boolean unreadable(Path dir, int ownerUid, AccessDeniedException e) throws IOException {
+    private static void unreadable(Path dir, int ownerUid, AccessDeniedException e) throws IOException {
         long pid = Long.parseLong(dir.getFileName().toString());
         try {
             if (effectiveUid(Files.readAllLines(dir.resolve("status"), StandardCharsets.UTF_8), pid) != ownerUid) {
-                return false;
+                return;
             }
         } catch (NoSuchFileException gone) {
-            return false;
+            return;
         }
         throw new IOException("cannot read the fds of process " + pid + " of uid " + ownerUid + ": permission refused", e);
     }

@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +24,7 @@ class ProcFdScanTest {
         Path folder = PythonListener.openFolder("owner-scan");
         try (PythonListener listener = PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(folder).arg("--marker").start()) {
             TcpListener socket = new SockDiag().listening(listener.port()).getFirst();
-            List<ProcessInfo> holders = scan.holding(socket.inode(), GATEWAY_UID);
+            List<ProcessInfo> holders = scan.holding(Set.of(socket.inode()), GATEWAY_UID).get(socket.inode());
             assertEquals(1, holders.size(), holders::toString);
             ProcessInfo p = holders.getFirst();
             assertEquals(listener.pid(), p.pid());
@@ -35,20 +37,20 @@ class ProcFdScanTest {
 
     @Test
     void anUnheldInodeHasNoProcess() throws IOException {
-        assertEquals(List.of(), scan.holding(Long.MAX_VALUE - 1, GATEWAY_UID));
+        assertEquals(Map.of(Long.MAX_VALUE - 1, List.of()), scan.holding(Set.of(Long.MAX_VALUE - 1), GATEWAY_UID));
     }
 
     @Test
     void aProcessGoneBeforeItsFdsWereReadIsSkipped(@TempDir Path root) throws IOException {
         Files.createDirectories(root.resolve("41"));
-        assertEquals(List.of(), ProcessSource.system(new ProcRoot(root)).holding(77, 0));
+        assertEquals(Map.of(77L, List.of()), ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0));
     }
 
     @Test
     void aHolderGoneBeforeItsArgvWasReadFailsTheScan(@TempDir Path root) throws IOException {
         Path fd = Files.createDirectories(root.resolve("42/fd"));
         Files.createSymbolicLink(fd.resolve("3"), Path.of("socket:[77]"));
-        IOException e = assertThrows(IOException.class, () -> ProcessSource.system(new ProcRoot(root)).holding(77, 0));
+        IOException e = assertThrows(IOException.class, () -> ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0));
         assertTrue(e.getMessage().contains("42"), e.getMessage());
     }
 
@@ -57,10 +59,12 @@ class ProcFdScanTest {
         fakeProcess(root, 50, 0, 77);
         fakeProcess(root, 60, GATEWAY_UID, 77);
         fakeProcess(root, 70, GATEWAY_UID, 78);
-        List<ProcessInfo> holders = ProcessSource.system(new ProcRoot(root)).holding(77, GATEWAY_UID);
-        assertEquals(List.of(60L, 50L), holders.stream().map(ProcessInfo::pid).toList());
-        assertEquals(List.of("/srv/app/run", "--port=8080"), holders.getFirst().argv());
-        assertEquals("/srv/app", holders.getFirst().cwd());
+        Map<Long, List<ProcessInfo>> holders = ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L, 78L, 79L), GATEWAY_UID);
+        assertEquals(List.of(60L, 50L), holders.get(77L).stream().map(ProcessInfo::pid).toList());
+        assertEquals(List.of(70L), holders.get(78L).stream().map(ProcessInfo::pid).toList());
+        assertEquals(List.of(), holders.get(79L));
+        assertEquals(List.of("/srv/app/run", "--port=8080"), holders.get(77L).getFirst().argv());
+        assertEquals("/srv/app", holders.get(77L).getFirst().cwd());
     }
 
     private static void fakeProcess(Path root, int pid, int uid, long inode) throws IOException {
