@@ -92,6 +92,12 @@ class DockerOwnerTest {
     }
 
     @Test
+    void anOwnAddressThatNoContainerHasAndNothingListensOn() throws IOException {
+        InetAddress own = OwnerCheckTest.ownNonLoopbackAddress();
+        assertEquals(OwnerCode.NONE, ask(Source.OWNER, own, OwnerCheckTest.freePort()).code());
+    }
+
+    @Test
     void aRootListenerThatNoContainerPublishes() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, LOOPBACK)) {
             assertEquals(OwnerCode.ROOT, ask(Source.OWNER, LOOPBACK, s.getLocalPort()).code());

@@ -65,13 +65,29 @@ class OwnerCheckTest {
         return ask(source, LOOPBACK, port).code();
     }
 
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, LOOPBACK)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** An IPv4 address of one of this host's non-loopback devices. */
+    static InetAddress ownNonLoopbackAddress() throws SocketException {
+        InetAddress own = NetworkInterface.networkInterfaces().filter(i -> !i.getName().equals("lo"))
+                .flatMap(NetworkInterface::inetAddresses).filter(a -> a instanceof java.net.Inet4Address)
+                .findFirst().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(own != null, "no IPv4 address besides loopback");
+        return own;
+    }
+
+    @Test
+    void nothingListeningOnAnOwnAddressWithDockerDownIsDockerDown() throws IOException {
+        assertEquals(OwnerCode.DOCKER_DOWN, ask(Source.OWNER, ownNonLoopbackAddress(), freePort()).code());
+    }
+
     @Test
     void nothingListening() throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, LOOPBACK)) {
-            port = s.getLocalPort();
-        }
-        OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, port);
+        OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, freePort());
         assertEquals(OwnerCode.NONE, answer.code());
         assertEquals(List.of(), answer.evidence().listeners());
     }
