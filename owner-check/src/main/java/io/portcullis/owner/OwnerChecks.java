@@ -19,7 +19,9 @@ public final class OwnerChecks {
     /**
      * The owner check over this host's kernel (netlink sock_diag, else {@code /proc/net}), its
      * {@code /proc}, and the Docker engine at {@code config.dockerEndpoint()}. It owns its executor,
-     * its Docker view and its cache.
+     * its Docker view and its cache. Nothing here needs Docker to be up.
+     *
+     * @throws IllegalArgumentException when {@code config.dockerEndpoint()} is not a Docker endpoint URI
      */
     public static ManagedOwnerCheck system(OwnerConfig config, WallProcesses wall) {
         DockerApiView docker = new DockerApiView(config.dockerEndpoint(), RELIST_EVERY);
