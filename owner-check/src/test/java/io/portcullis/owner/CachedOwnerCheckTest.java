@@ -100,6 +100,20 @@ class CachedOwnerCheckTest {
     }
 
     @Test
+    void theProcFallbackFindsTheSameOwner() {
+        Path folder = PythonListener.openFolder("owner-fallback");
+        try (ManagedOwnerCheck check = check(ListenerSource.procNet(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM));
+                PythonListener addon = PythonListener.v6("::").uid(OwnerCheckTest.GATEWAY_UID).cwd(folder).start();
+                PythonListener other = PythonListener.v4("127.0.0.1").uid(OwnerCheckTest.OTHER_UID).start()) {
+            OwnerAnswer allowed = check.check(query(Source.OWNER, addon.port())).join();
+            assertTrue(allowed.allowed(), allowed::toString);
+            assertEquals(addon.pid(), allowed.evidence().processes().getFirst().pid());
+            assertEquals(OwnerCode.DEFAULT_USER, check.check(query(Source.DEFAULT, addon.port())).join().code());
+            assertEquals(OwnerCode.OTHER_USER, check.check(query(Source.OWNER, other.port())).join().code());
+        }
+    }
+
+    @Test
     void theKeyIsTheWholeQuery() {
         AtomicInteger asked = new AtomicInteger();
         ListenerSource counting = counting(asked);

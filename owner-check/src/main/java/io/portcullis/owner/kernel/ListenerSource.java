@@ -19,7 +19,12 @@ public interface ListenerSource {
             diag.listening(1);
             return diag;
         } catch (IOException | RuntimeException | LinkageError e) {
-            return new ProcNetTcp(root);
+            return procNet(root);
         }
+    }
+
+    /** The {@code net/tcp} and {@code net/tcp6} tables of {@code root}: no V6ONLY, no device. */
+    static ListenerSource procNet(ProcRoot root) {
+        return new ProcNetTcp(root);
     }
 }
