@@ -39,7 +39,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * python3 listener under another uid, so the whole R31 path runs: sock_diag, the /proc fd scan,
  * the rules). {@code warm}: the answer is cached. {@code cold}: no cache window, so every call asks
  * the kernel and scans every process, with {@code idleProcesses} extra sleeping processes on the
- * machine. Needs root (setpriv) and python3.
+ * machine. {@code coldOtherUser}: a socket of another uid, decided without a process scan. Needs
+ * root (setpriv) and python3.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -49,6 +50,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class OwnerCheckBench {
     private static final int GATEWAY_UID = 4100;
+    private static final int OTHER_UID = 4200;
     private static final String LISTENER = String.join("\n",
             "import socket, sys",
             "s = socket.socket()",
@@ -62,31 +64,42 @@ public class OwnerCheckBench {
 
     private final List<Process> idle = new ArrayList<>();
     private Process listener;
+    private Process otherListener;
     private ManagedOwnerCheck warm;
     private ManagedOwnerCheck cold;
     private OwnerQuery query;
+    private OwnerQuery otherQuery;
 
     @Setup(Level.Trial)
     public void start() throws IOException {
         Path folder = Files.createTempDirectory("owner-bench");
         Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxr-xr-x"));
-        listener = new ProcessBuilder("setpriv", "--reuid", Integer.toString(GATEWAY_UID), "--regid",
-                Integer.toString(GATEWAY_UID), "--clear-groups", "/usr/bin/python3", "-c", LISTENER)
-                .directory(folder.toFile()).start();
-        String port = new BufferedReader(new InputStreamReader(listener.getInputStream(), StandardCharsets.UTF_8)).readLine();
-        if (port == null) {
-            throw new IllegalStateException("the listener did not start (root, setpriv and python3 needed)");
-        }
+        listener = listen(GATEWAY_UID, folder);
+        otherListener = listen(OTHER_UID, folder);
         for (int i = 0; i < idleProcesses; i++) {
             idle.add(new ProcessBuilder("sleep", "3600").start());
         }
-        query = new OwnerQuery("studio", OwnerQuery.Source.OWNER, InetAddress.ofLiteral("127.0.0.1"), Integer.parseInt(port.strip()));
+        query = query(listener);
+        otherQuery = query(otherListener);
         warm = OwnerChecks.system(config(Duration.ofHours(1)), new WallProcesses());
         cold = OwnerChecks.system(config(Duration.ZERO), new WallProcesses());
         OwnerAnswer answer = cold.check(query).join();
         if (!answer.allowed()) {
             throw new IllegalStateException("expected an allowed answer, got " + answer);
         }
+    }
+
+    private static Process listen(int uid, Path folder) throws IOException {
+        return new ProcessBuilder("setpriv", "--reuid", Integer.toString(uid), "--regid", Integer.toString(uid),
+                "--clear-groups", "/usr/bin/python3", "-c", LISTENER).directory(folder.toFile()).start();
+    }
+
+    private static OwnerQuery query(Process listener) throws IOException {
+        String port = new BufferedReader(new InputStreamReader(listener.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        if (port == null) {
+            throw new IllegalStateException("the listener did not start (root, setpriv and python3 needed)");
+        }
+        return new OwnerQuery("studio", OwnerQuery.Source.OWNER, InetAddress.ofLiteral("127.0.0.1"), Integer.parseInt(port.strip()));
     }
 
     private static OwnerConfig config(Duration window) {
@@ -99,6 +112,7 @@ public class OwnerCheckBench {
         warm.close();
         cold.close();
         listener.destroyForcibly();
+        otherListener.destroyForcibly();
         idle.forEach(Process::destroyForcibly);
         idle.clear();
     }
@@ -111,5 +125,11 @@ public class OwnerCheckBench {
     @Benchmark
     public OwnerAnswer cold() {
         return cold.check(query).join();
+    }
+
+    /** Another user's socket: decided by its uid, no process scan. */
+    @Benchmark
+    public OwnerAnswer coldOtherUser() {
+        return cold.check(otherQuery).join();
     }
 }
