@@ -1,0 +1,110 @@
+package io.portcullis.entry;
+
+import io.portcullis.entry.wire.Preamble;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Carries accepted connections to the relay: each gets a new connection to the relay's unix socket,
+ * the preamble, then the bytes both ways. The end of one direction becomes a half-close of the
+ * other side; a failure in either direction closes both.
+ */
+final class Bridge {
+
+    /** Per direction; small because a spawn may hold hundreds of idle connections. */
+    static final int BUFFER_BYTES = 16 * 1024;
+
+    private final UnixDomainSocketAddress relay;
+    private final PrintStream log;
+    private final AtomicBoolean relayDown = new AtomicBoolean();
+
+    Bridge(Path relay, PrintStream log) {
+        this.relay = UnixDomainSocketAddress.of(relay);
+        this.log = log;
+    }
+
+    /** Runs on the connection's own virtual thread until both directions have ended. */
+    void carry(SocketChannel client, Preamble preamble) {
+        SocketChannel upstream;
+        try {
+            upstream = dial(preamble);
+        } catch (IOException e) {
+            if (!relayDown.getAndSet(true)) {
+                log.println("portcullis entry: relay " + relay.getPath() + " unreachable (" + e.getMessage()
+                        + "); closing new connections until it is back");
+            }
+            reset(client);
+            return;
+        }
+        if (relayDown.getAndSet(false)) {
+            log.println("portcullis entry: relay " + relay.getPath() + " reachable again");
+        }
+        Thread up = Thread.ofVirtual().start(() -> pump(client, upstream));
+        pump(upstream, client);
+        try {
+            up.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        close(client);
+        close(upstream);
+    }
+
+    private SocketChannel dial(Preamble preamble) throws IOException {
+        SocketChannel upstream = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            upstream.connect(relay);
+            ByteBuffer bytes = ByteBuffer.wrap(preamble.encode());
+            while (bytes.hasRemaining()) {
+                upstream.write(bytes);
+            }
+            return upstream;
+        } catch (IOException | RuntimeException e) {
+            close(upstream);
+            throw e;
+        }
+    }
+
+    private static void pump(SocketChannel from, SocketChannel to) {
+        try {
+            ByteBuffer buffer = ByteBuffer.allocate(BUFFER_BYTES);
+            while (from.read(buffer) >= 0) {
+                buffer.flip();
+                while (buffer.hasRemaining()) {
+                    to.write(buffer);
+                }
+                buffer.clear();
+            }
+            to.shutdownOutput();
+        } catch (IOException e) {
+            // a reset or a write to a closed peer ends the whole connection, not just this direction
+            close(from);
+            close(to);
+        }
+    }
+
+    /** Closes with a reset, so the client sees a refusal rather than an answer that happens to be empty. */
+    private static void reset(SocketChannel client) {
+        try {
+            client.setOption(StandardSocketOptions.SO_LINGER, 0);
+        } catch (IOException e) {
+            // the close below still ends the connection
+        }
+        close(client);
+    }
+
+    private static void close(SocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // nothing is left to release
+        }
+    }
+}
