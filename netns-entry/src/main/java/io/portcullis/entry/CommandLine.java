@@ -99,6 +99,10 @@ final class CommandLine {
     }
 
     private void option(String name, String value) {
+        if (!name.startsWith("-")) {
+            problems.add(name + ": unexpected argument (expected: an option, or -- before the command)");
+            return;
+        }
         if (!isOption(name)) {
             problems.add(name + ": unknown option (expected: --relay, --proxy-port, --forward, --door, --ready-fd,"
                     + " --help or -- CMD)");
