@@ -20,10 +20,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -214,6 +218,33 @@ class BridgeTest {
         } catch (SocketException e) {
             return "closed";
         }
+    }
+
+    @Test
+    void waitsForARelayWhoseAcceptQueueIsFullInsteadOfClosing() throws Exception {
+        int port = FreePorts.take(1).getFirst();
+        relay = TestRelay.stalled(socket(), TestRelay.ECHO);
+        entry = Entry.start(((CommandLine.Run) CommandLine.parse("--relay", socket().toString(), "--proxy-port", "" + port))
+                .options(), log);
+        try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<String>> answers = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                String text = "client " + i;
+                answers.add(clients.submit(() -> {
+                    try (Socket client = connect(Listeners.IPV4_LOOPBACK, port)) {
+                        return new String(roundTrip(client, text), StandardCharsets.US_ASCII);
+                    } catch (IOException e) {
+                        return e.toString();
+                    }
+                }));
+            }
+            Thread.sleep(300);
+            relay.accept();
+            for (int i = 0; i < answers.size(); i++) {
+                assertEquals("client " + i, answers.get(i).get(10, TimeUnit.SECONDS));
+            }
+        }
+        assertEquals("", logBytes.toString(StandardCharsets.UTF_8));
     }
 
     @Test
