@@ -50,7 +50,7 @@ final class Listeners implements AutoCloseable {
                     bound.add(new Listener(endpoint, address, open(address, endpoint.port())));
                 } catch (IOException | RuntimeException e) {
                     problems.add("cannot listen on " + hostPort(address, endpoint.port()) + " (" + endpoint + "): "
-                            + e.getMessage());
+                            + e.getMessage() + hint(e));
                 }
             }
         }
@@ -79,6 +79,13 @@ final class Listeners implements AutoCloseable {
                 // closing a listening socket releases the port even when close reports an error
             }
         }
+    }
+
+    /** A fresh namespace starts with loopback down and without addresses: the usual cause of this one. */
+    private static String hint(Exception failure) {
+        return String.valueOf(failure.getMessage()).contains("Cannot assign requested address")
+                ? " (is loopback up in this namespace? ip link set lo up)"
+                : "";
     }
 
     static String hostPort(InetAddress address, int port) {

@@ -179,6 +179,14 @@ class EntryProcessTest {
     }
 
     @Test
+    void namesTheLikelyCauseWhenLoopbackIsDown() throws Exception {
+        EntryProcess.Result result = EntryProcess.in(dir).freshNamespaceLoopbackDown().run("--relay", socket(), "--", "true");
+        assertEquals(Main.ENTRY_FAILED, result.status());
+        assertTrue(result.stderr().contains("cannot listen on 127.0.0.1:39080 (proxy 39080): Cannot assign requested address"
+                + " (is loopback up in this namespace? ip link set lo up); started nothing"), result.stderr());
+    }
+
+    @Test
     void reportsEveryUsageProblemAndExitsTwo() throws Exception {
         EntryProcess.Result result = entry.run("--forward", "0", "--door", "x");
         assertEquals(Main.USAGE, result.status());
