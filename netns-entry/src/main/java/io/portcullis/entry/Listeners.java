@@ -5,6 +5,8 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.UnknownHostException;
 import java.nio.channels.ServerSocketChannel;
@@ -41,6 +43,7 @@ final class Listeners implements AutoCloseable {
     }
 
     static Listeners bind(List<Endpoint> endpoints) throws BindFailure {
+        requireLoopbackUp();
         List<InetAddress> addresses = hasIpv6Loopback() ? List.of(IPV4_LOOPBACK, IPV6_LOOPBACK) : List.of(IPV4_LOOPBACK);
         List<Listener> bound = new ArrayList<>();
         List<String> problems = new ArrayList<>();
@@ -50,7 +53,7 @@ final class Listeners implements AutoCloseable {
                     bound.add(new Listener(endpoint, address, open(address, endpoint.port())));
                 } catch (IOException | RuntimeException e) {
                     problems.add("cannot listen on " + hostPort(address, endpoint.port()) + " (" + endpoint + "): "
-                            + e.getMessage() + hint(e));
+                            + e.getMessage());
                 }
             }
         }
@@ -81,13 +84,6 @@ final class Listeners implements AutoCloseable {
         }
     }
 
-    /** A fresh namespace starts with loopback down and without addresses: the usual cause of this one. */
-    private static String hint(Exception failure) {
-        return String.valueOf(failure.getMessage()).contains("Cannot assign requested address")
-                ? " (is loopback up in this namespace? ip link set lo up)"
-                : "";
-    }
-
     static String hostPort(InetAddress address, int port) {
         return address instanceof Inet6Address ? "[::1]:" + port : address.getHostAddress() + ":" + port;
     }
@@ -105,6 +101,23 @@ final class Listeners implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
+        }
+    }
+
+    /**
+     * A fresh namespace starts with loopback down, and the kernel still lets 127.0.0.1 be bound there;
+     * every client would then fail with "network unreachable" while the entry claimed to be ready.
+     */
+    private static void requireLoopbackUp() throws BindFailure {
+        boolean up;
+        try {
+            NetworkInterface loopback = NetworkInterface.getByName("lo");
+            up = loopback != null && loopback.isUp();
+        } catch (SocketException e) {
+            up = false;
+        }
+        if (!up) {
+            throw new BindFailure(List.of("loopback is down in this namespace (expected: up, e.g. ip link set lo up)"));
         }
     }
 

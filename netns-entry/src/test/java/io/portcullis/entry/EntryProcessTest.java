@@ -179,11 +179,12 @@ class EntryProcessTest {
     }
 
     @Test
-    void namesTheLikelyCauseWhenLoopbackIsDown() throws Exception {
+    void refusesToStartWhileLoopbackIsDown() throws Exception {
         EntryProcess.Result result = EntryProcess.in(dir).freshNamespaceLoopbackDown().run("--relay", socket(), "--", "true");
         assertEquals(Main.ENTRY_FAILED, result.status());
-        assertTrue(result.stderr().contains("cannot listen on 127.0.0.1:39080 (proxy 39080): Cannot assign requested address"
-                + " (is loopback up in this namespace? ip link set lo up); started nothing"), result.stderr());
+        assertTrue(result.stderr().contains(
+                "loopback is down in this namespace (expected: up, e.g. ip link set lo up); started nothing"), result.stderr());
+        assertEquals("", result.stdout());
     }
 
     @Test
