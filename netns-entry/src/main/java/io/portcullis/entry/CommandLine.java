@@ -1,0 +1,181 @@
+package io.portcullis.entry;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/** Parses {@code portcullis entry} arguments, reporting every problem at once. Pure: no I/O. */
+final class CommandLine {
+
+    static final String USAGE = """
+            Usage: portcullis entry --relay SOCK [--proxy-port N] [--forward N]... [--door N]
+                                    [--ready-fd N] [-- CMD ARGS...]
+
+            Listens on 127.0.0.1 (and ::1 when the namespace has it) and carries every connection
+            over a new connection to the relay's unix socket.
+
+              --relay SOCK     the spawn's unix socket, made by the relay
+              --proxy-port N   the HTTP proxy port (default 39080); moves up past forwards and the door
+              --forward N      a loopback port forwarded to the same port on the host (repeatable)
+              --door N         the gateway's door port inside the namespace
+              --ready-fd N     write the readiness line to file descriptor N instead of stdout
+              -- CMD ARGS      run CMD with only fds 0-2 and the proxy variables; exit with its status
+              --help           this text
+
+            Exit: the command's status; without a command, runs until SIGTERM or SIGINT.
+            2 on a usage error, 125 when a listener cannot be bound, 126/127 when CMD cannot run.
+            """;
+
+    /** Longest socket path the kernel takes in sockaddr_un, without the terminating NUL. */
+    static final int MAX_SOCKET_PATH_BYTES = 107;
+
+    /** What the arguments ask for. */
+    sealed interface Parsed permits Run, Help, Usage {}
+
+    record Run(EntryOptions options) implements Parsed {}
+
+    record Help() implements Parsed {}
+
+    record Usage(List<String> problems) implements Parsed {
+        Usage {
+            problems = List.copyOf(problems);
+        }
+    }
+
+    private final List<String> problems = new ArrayList<>();
+    private Path relay;
+    private int proxyPort = EntryOptions.DEFAULT_PROXY_PORT;
+    private final List<Integer> forwards = new ArrayList<>();
+    private OptionalInt door = OptionalInt.empty();
+    private OptionalInt readyFd = OptionalInt.empty();
+    private List<String> command = List.of();
+
+    private CommandLine() {}
+
+    static Parsed parse(String... args) {
+        return new CommandLine().read(Arrays.asList(args));
+    }
+
+    private Parsed read(List<String> args) {
+        int i = 0;
+        while (i < args.size()) {
+            String arg = args.get(i++);
+            if (arg.equals("--")) {
+                command = args.subList(i, args.size());
+                if (command.isEmpty()) {
+                    problems.add("--: nothing after it (expected: a command)");
+                }
+                break;
+            }
+            if (arg.equals("--help") || arg.equals("-h")) {
+                return new Help();
+            }
+            int equals = arg.indexOf('=');
+            boolean inline = arg.startsWith("--") && equals > 0;
+            String name = inline ? arg.substring(0, equals) : arg;
+            String value;
+            if (inline) {
+                value = arg.substring(equals + 1);
+            } else if (i < args.size() && isOption(name)) {
+                value = args.get(i++);
+            } else {
+                value = null;
+            }
+            option(name, value);
+        }
+        check();
+        return problems.isEmpty()
+                ? new Run(new EntryOptions(relay, proxyPort, forwards, door, readyFd, command))
+                : new Usage(problems);
+    }
+
+    private static boolean isOption(String name) {
+        return Set.of("--relay", "--proxy-port", "--forward", "--door", "--ready-fd").contains(name);
+    }
+
+    private void option(String name, String value) {
+        if (!name.startsWith("-")) {
+            problems.add(name + ": unexpected argument (expected: an option, or -- before the command)");
+            return;
+        }
+        if (!isOption(name)) {
+            problems.add(name + ": unknown option (expected: --relay, --proxy-port, --forward, --door, --ready-fd,"
+                    + " --help or -- CMD)");
+            return;
+        }
+        if (value == null) {
+            problems.add(name + ": no value (expected: " + (name.equals("--relay") ? "a socket path" : "a number") + ")");
+            return;
+        }
+        switch (name) {
+            case "--relay" -> relay(value);
+            case "--proxy-port" -> proxyPort = port(name, value, proxyPort);
+            case "--forward" -> forward(value);
+            case "--door" -> door = OptionalInt.of(port(name, value, 0));
+            default -> readyFd = OptionalInt.of(number(name, value, 1, Integer.MAX_VALUE, "1 or more"));
+        }
+    }
+
+    private void relay(String value) {
+        if (relay != null) {
+            problems.add("--relay: given twice (expected: one socket path)");
+        } else if (value.isEmpty() || value.indexOf('\0') >= 0) {
+            problems.add("--relay: '" + value + "' (expected: a socket path)");
+        } else if (value.getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
+            problems.add("--relay: " + value + " (expected: at most " + MAX_SOCKET_PATH_BYTES + " bytes)");
+        } else {
+            relay = Path.of(value);
+        }
+    }
+
+    private void forward(String value) {
+        int port = port("--forward", value, 0);
+        if (port == 0) {
+            return;
+        }
+        if (forwards.contains(port)) {
+            problems.add("--forward: " + port + " given twice (expected: distinct ports)");
+        } else {
+            forwards.add(port);
+        }
+    }
+
+    private int port(String name, String value, int fallback) {
+        int port = number(name, value, 1, 65535, "1-65535");
+        return port == 0 ? fallback : port;
+    }
+
+    /** The number, or 0 after recording a problem. */
+    private int number(String name, String value, int min, int max, String expected) {
+        try {
+            int number = Integer.parseInt(value);
+            if (number >= min && number <= max && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // reported below with the same message as a number out of range
+        }
+        problems.add(name + ": " + value + " (expected: " + expected + ")");
+        return 0;
+    }
+
+    private void check() {
+        if (relay == null && problems.stream().noneMatch(p -> p.startsWith("--relay"))) {
+            problems.add("--relay: missing (expected: the relay's unix socket path)");
+        }
+        if (door.isPresent() && forwards.contains(door.getAsInt())) {
+            problems.add("--door: " + door.getAsInt() + " is also a forward (expected: a port of its own)");
+        }
+        Set<Integer> taken = new HashSet<>(forwards);
+        door.ifPresent(taken::add);
+        if (EntryOptions.proxyPortPast(proxyPort, taken) > 65535) {
+            problems.add("--proxy-port: " + proxyPort
+                    + " (expected: a free port at or above it, past forwards and the door, up to 65535)");
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.portcullis.entry;
+
+import io.portcullis.entry.wire.Preamble;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What one entry serves: the relay's socket, the requested proxy port, the forwards, the door, where
+ * the readiness line goes, and the command to run. {@link CommandLine} builds it after checking
+ * every argument, so the constructor only guards invariants.
+ */
+record EntryOptions(
+        Path relay, int proxyPort, List<Integer> forwards, OptionalInt door, OptionalInt readyFd, List<String> command) {
+
+    static final int DEFAULT_PROXY_PORT = 39080;
+
+    EntryOptions {
+        Objects.requireNonNull(relay, "relay");
+        forwards = List.copyOf(forwards);
+        Objects.requireNonNull(door, "door");
+        Objects.requireNonNull(readyFd, "readyFd");
+        command = List.copyOf(command);
+    }
+
+    /**
+     * The listeners in a fixed order: the proxy first, then the forwards as given, then the door.
+     * The proxy port moves up past every forward and the door port (SPEC R1, R20); the relay applies
+     * the same rule, so both agree on the port a proxy preamble names.
+     */
+    List<Endpoint> endpoints() {
+        List<Endpoint> endpoints = new ArrayList<>();
+        endpoints.add(new Endpoint(Preamble.Kind.PROXY, effectiveProxyPort()));
+        forwards.forEach(port -> endpoints.add(new Endpoint(Preamble.Kind.FORWARD, port)));
+        door.ifPresent(port -> endpoints.add(new Endpoint(Preamble.Kind.DOOR, port)));
+        return List.copyOf(endpoints);
+    }
+
+    int effectiveProxyPort() {
+        return proxyPortPast(proxyPort, taken());
+    }
+
+    Set<Integer> taken() {
+        Set<Integer> taken = new TreeSet<>(forwards);
+        door.ifPresent(taken::add);
+        return taken;
+    }
+
+    /** The first port at or above {@code requested} that is not taken; 65536 when there is none. */
+    static int proxyPortPast(int requested, Set<Integer> taken) {
+        int port = requested;
+        while (port <= 65535 && taken.contains(port)) {
+            port++;
+        }
+        return port;
+    }
+}

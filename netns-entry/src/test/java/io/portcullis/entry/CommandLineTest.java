@@ -1,0 +1,113 @@
+package io.portcullis.entry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class CommandLineTest {
+
+    private static EntryOptions options(String line) {
+        return assertInstanceOf(CommandLine.Run.class, CommandLine.parse(line.split(" "))).options();
+    }
+
+    private static List<String> problems(String... args) {
+        return assertInstanceOf(CommandLine.Usage.class, CommandLine.parse(args)).problems();
+    }
+
+    /** Endpoints as "kind port" words, in listening order. */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            --relay s                                                | proxy 39080
+            --relay s --proxy-port 8080                              | proxy 8080
+            --relay s --forward 5000 --door 3001                     | proxy 39080, forward 5000, door 3001
+            --relay s --forward 39080                                | proxy 39081, forward 39080
+            --relay s --forward 39081 --forward 39080                | proxy 39082, forward 39081, forward 39080
+            --relay s --forward 39080 --door 39081                   | proxy 39082, forward 39080, door 39081
+            --relay s --forward 39080 --forward 39082                | proxy 39081, forward 39080, forward 39082
+            --relay s --proxy-port 65534 --forward 65534             | proxy 65535, forward 65534
+            --relay=s --proxy-port=5000 --forward=5000 --door=5001   | proxy 5002, forward 5000, door 5001
+            """)
+    void listensOn(String line, String endpoints) {
+        assertEquals(endpoints, options(line).endpoints().stream().map(Endpoint::toString).collect(Collectors.joining(", ")));
+    }
+
+    @Test
+    void readsTheCommandAfterTheDoubleDashVerbatim() {
+        EntryOptions options = options("--relay /run/s.sock --ready-fd 3 -- curl --door 1 -- x");
+        assertEquals(List.of("curl", "--door", "1", "--", "x"), options.command());
+        assertEquals(Path.of("/run/s.sock"), options.relay());
+        assertEquals(3, options.readyFd().getAsInt());
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            --help                          | help
+            --relay s --forward 1 --help    | help
+            -h                              | help
+            --relay s -- a --help           | run
+            """)
+    void answersHelpUnlessItBelongsToTheCommand(String line, String expected) {
+        Object parsed = CommandLine.parse(line.split(" "));
+        assertEquals(expected, parsed instanceof CommandLine.Help ? "help" : "run");
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            --forward 5000                       | --relay: missing (expected: the relay's unix socket path)
+            --relay s --forward 0                | --forward: 0 (expected: 1-65535)
+            --relay s --forward 65536            | --forward: 65536 (expected: 1-65535)
+            --relay s --forward +80              | --forward: +80 (expected: 1-65535)
+            --relay s --forward 5000 --forward 5000 | --forward: 5000 given twice (expected: distinct ports)
+            --relay s --door 5000 --forward 5000 | --door: 5000 is also a forward (expected: a port of its own)
+            --relay s --proxy-port x             | --proxy-port: x (expected: 1-65535)
+            --relay s --proxy-port 65535 --door 65535 | --proxy-port: 65535 (expected: a free port at or above it, past forwards and the door, up to 65535)
+            --relay s --ready-fd 0               | --ready-fd: 0 (expected: 1 or more)
+            --relay s --relay t                  | --relay: given twice (expected: one socket path)
+            --relay s --door                     | --door: no value (expected: a number)
+            --relay                              | --relay: no value (expected: a socket path)
+            --relay s curl                       | curl: unexpected argument (expected: an option, or -- before the command)
+            --relay s --port                     | --port: unknown option (expected: --relay, --proxy-port, --forward, --door, --ready-fd, --help or -- CMD)
+            --relay s --                         | --: nothing after it (expected: a command)
+            """)
+    void refuses(String line, String problem) {
+        assertEquals(List.of(problem), problems(line.split(" ")));
+    }
+
+    @Test
+    void namesEveryProblemAtOnce() {
+        assertEquals(
+                List.of(
+                        "--forward: 70000 (expected: 1-65535)",
+                        "--door: no value (expected: a number)",
+                        "--relay: missing (expected: the relay's unix socket path)"),
+                problems("--forward", "70000", "--door"));
+    }
+
+    @Test
+    void refusesASocketPathTheKernelCannotHold() {
+        String path = "/" + "d".repeat(CommandLine.MAX_SOCKET_PATH_BYTES);
+        assertEquals(
+                List.of("--relay: " + path + " (expected: at most 107 bytes)"), problems("--relay", path));
+    }
+
+    @ParameterizedTest(name = "{0} past {1} -> {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            39080 | ''                | 39080
+            39080 | 39080             | 39081
+            39080 | 39080 39081 39083 | 39082
+            65535 | 65535             | 65536
+            """)
+    void movesTheProxyPortUpToTheNextFreeOne(int requested, String taken, int expected) {
+        Set<Integer> ports = Arrays.stream(taken.split(" ")).filter(s -> !s.isEmpty()).map(Integer::valueOf)
+                .collect(Collectors.toSet());
+        assertEquals(expected, EntryOptions.proxyPortPast(requested, ports));
+    }
+}
