@@ -41,6 +41,7 @@ public enum DenyCode {
     LIMIT_RELAY("limit-relay", "the relay's connection budget is full"),
     CONNECT_FAILED("connect-failed", "every checked address refused the connection"),
     CONNECT_TIMEOUT("connect-timeout", "every checked address timed out"),
+    INTERNAL_ERROR("internal-error", "the relay failed while deciding, so the connection is refused"),
     DOOR_NOT_YET("door-not-yet", "doors are not served by this relay yet"),
     HEADER_TOO_LARGE("header-too-large", "the request line and headers are larger than the limit"),
     HEADER_TIMEOUT("header-timeout", "the request head did not arrive in time"),

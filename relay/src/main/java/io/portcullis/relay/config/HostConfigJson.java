@@ -1,0 +1,237 @@
+package io.portcullis.relay.config;
+
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.portcullis.owner.OwnerConfig;
+import io.portcullis.relay.policy.Cidr;
+import io.portcullis.relay.policy.DenyList;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Target;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/** The host configuration file (SPEC R2) to a {@link HostConfig}, with every problem at once. */
+public final class HostConfigJson {
+    private static final long MAX_MILLIS = 86_400_000L;
+
+    private HostConfigJson() {}
+
+    public static HostConfig read(Path file) throws ConfigException {
+        return parse(file.toString(), JsonText.read(file));
+    }
+
+    /** @param source names the text in the exception's message, e.g. the file name */
+    public static HostConfig parse(String source, String json) throws ConfigException {
+        List<String> problems = new ArrayList<>();
+        JsonObject top = JsonObject.of(problems, "", JsonText.parse(source, json),
+                "denyList", "ownNames", "ownAddresses", "dns", "owner", "limits", "log");
+        if (top == null) {
+            throw new ConfigException(source, problems);
+        }
+        List<Cidr> deny = top.strings("denyList", DenyList.DEFAULT.blocks(), Cidr::parse);
+        List<String> ownNames = top.strings("ownNames", List.of(), HostConfigJson::name);
+        List<InetAddress> ownAddresses = top.strings("ownAddresses", List.of(), HostConfigJson::address);
+        HostConfig.Dns dns = dns(top);
+        OwnerConfig owner = owner(top);
+        HostConfig.Limits limits = limits(top);
+        HostConfig.Log log = log(top);
+        if (!problems.isEmpty()) {
+            throw new ConfigException(source, problems);
+        }
+        try {
+            return new HostConfig(new DenyList(deny), ownNames, ownAddresses, dns, owner, limits, log);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(source, List.of(e.getMessage()));
+        }
+    }
+
+    private static String name(String text) {
+        Target target = Target.parse(text + ":1");
+        if (!target.isName()) {
+            throw new IllegalArgumentException(new TextNode(text) + " (expected: a DNS name; addresses go in ownAddresses)");
+        }
+        return target.host();
+    }
+
+    private static InetAddress address(String text) {
+        Cidr one = Cidr.parse(text);
+        if (one.prefix() != one.network().getAddress().length * 8 || text.indexOf('/') >= 0) {
+            throw new IllegalArgumentException(new TextNode(text) + " (expected: one address, no prefix)");
+        }
+        return one.network();
+    }
+
+    private static InetSocketAddress server(String text) {
+        Target target;
+        try {
+            target = Target.parse(text);
+        } catch (IllegalArgumentException e) {
+            target = null;
+        }
+        if (target == null || target.isName()) {
+            throw new IllegalArgumentException(new TextNode(text) + " (expected: ip:port, e.g. 127.0.0.53:53 or [::1]:53)");
+        }
+        return new InetSocketAddress(target.literal(), target.port());
+    }
+
+    private static HostConfig.Dns dns(JsonObject top) {
+        JsonObject dns = top.object("dns", "servers", "timeoutMillis");
+        if (dns == null) {
+            return HostConfig.Dns.DEFAULTS;
+        }
+        List<InetSocketAddress> servers = dns.strings("servers", List.of(), HostConfigJson::server);
+        Duration timeout = millis(dns, "timeoutMillis", HostConfig.Dns.DEFAULT_TIMEOUT);
+        return servers == null || timeout == null ? null : new HostConfig.Dns(servers, timeout);
+    }
+
+    private static HostConfig.Limits limits(JsonObject top) {
+        HostConfig.Limits d = HostConfig.Limits.DEFAULTS;
+        JsonObject limits = top.object("limits", "headerBytes", "headerTimeoutMillis", "connectTimeoutMillis",
+                "idleTimeoutMillis", "spawnConnections", "relayConnections", "doorBodyBytes");
+        if (limits == null) {
+            return d;
+        }
+        Long headerBytes = limits.integer("headerBytes", 256, 1 << 20, (long) d.headerBytes());
+        Duration headerTimeout = millis(limits, "headerTimeoutMillis", d.headerTimeout());
+        Duration connectTimeout = millis(limits, "connectTimeoutMillis", d.connectTimeout());
+        Duration idleTimeout = millis(limits, "idleTimeoutMillis", d.idleTimeout());
+        Long spawn = limits.integer("spawnConnections", 1, 1_000_000, (long) d.spawnConnections());
+        Long relay = limits.integer("relayConnections", 1, 10_000_000, (long) d.relayConnections());
+        Long body = limits.integer("doorBodyBytes", 0, 1L << 30, (long) d.doorBodyBytes());
+        if (headerBytes == null || headerTimeout == null || connectTimeout == null || idleTimeout == null
+                || spawn == null || relay == null || body == null) {
+            return null;
+        }
+        if (body == 0) {
+            limits.problem(limits.at("doorBodyBytes"), limits.get("doorBodyBytes"), "an integer 1-" + (1L << 30));
+            return null;
+        }
+        return new HostConfig.Limits(headerBytes.intValue(), headerTimeout, connectTimeout, idleTimeout,
+                spawn.intValue(), relay.intValue(), body.intValue());
+    }
+
+    private static HostConfig.Log log(JsonObject top) {
+        JsonObject log = top.object("log", "file");
+        if (log == null) {
+            return HostConfig.Log.DEFAULTS;
+        }
+        if (!log.has("file")) {
+            return HostConfig.Log.DEFAULTS;
+        }
+        Path file = log.parsed("file", true, SpawnPolicyJson::absolutePath);
+        return file == null ? null : new HostConfig.Log(Optional.of(file));
+    }
+
+    private static Duration millis(JsonObject object, String field, Duration fallback) {
+        Long value = object.integer(field, 1, MAX_MILLIS, fallback.toMillis());
+        return value == null ? null : Duration.ofMillis(value);
+    }
+
+    private static OwnerConfig owner(JsonObject top) {
+        OwnerConfig d = OwnerConfig.DEFAULTS;
+        JsonObject owner = top.object("owner", "gatewayUid", "gatewayPort", "roots", "signatures", "addons",
+                "bundleDirs", "exceptions", "docker", "cacheMillis");
+        if (owner == null) {
+            return d;
+        }
+        Long uid = owner.integer("gatewayUid", -1, 0xffff_fffeL, (long) d.gatewayUid());
+        Long port = owner.integer("gatewayPort", 0, 65535, (long) d.gatewayPort());
+        List<Path> roots = owner.strings("roots", List.of(), SpawnPolicyJson::absolutePath);
+        List<OwnerConfig.Signature> signatures = owner.list("signatures", List.of(), HostConfigJson::signature);
+        List<String> addons = owner.strings("addons", List.of(), HostConfigJson::addonId);
+        List<Path> bundleDirs = owner.strings("bundleDirs", List.of(), SpawnPolicyJson::absolutePath);
+        Map<String, Set<String>> exceptions = exceptions(owner);
+        String docker = owner.text("docker", d.dockerEndpoint(), false);
+        if (docker != null && !docker.matches("(unix|tcp|npipe)://\\S+")) {
+            owner.problem(owner.at("docker"), owner.get("docker"), "unix:///path/to/docker.sock or tcp://host:port");
+            docker = null;
+        }
+        Long cache = owner.integer("cacheMillis", 0, 60_000, d.cacheWindow().toMillis());
+        if (uid == null || port == null || roots == null || signatures == null || addons == null || bundleDirs == null
+                || exceptions == null || docker == null || cache == null) {
+            return null;
+        }
+        noDuplicates(owner, "addons", addons);
+        return new OwnerConfig(uid.intValue(), port.intValue(), roots, signatures, new LinkedHashSet<>(addons),
+                bundleDirs, exceptions, docker, Duration.ofMillis(cache));
+    }
+
+    private static void noDuplicates(JsonObject object, String field, List<String> values) {
+        Set<String> seen = new LinkedHashSet<>();
+        for (int i = 0; i < values.size(); i++) {
+            if (!seen.add(values.get(i))) {
+                object.problem(object.at(field) + "[" + i + "]", new TextNode(values.get(i)), "each value once");
+            }
+        }
+    }
+
+    private static String addonId(String text) {
+        if (!text.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}")) {
+            throw new IllegalArgumentException(new TextNode(text) + " (expected: an add-on id of letters, digits, '.', '_' or '-')");
+        }
+        return text;
+    }
+
+    private static Map<String, Set<String>> exceptions(JsonObject owner) {
+        JsonObject exceptions = owner.object("exceptions");
+        if (exceptions == null) {
+            return owner.get("exceptions") == null ? Map.of() : null;
+        }
+        Map<String, Set<String>> out = new LinkedHashMap<>();
+        boolean ok = true;
+        for (var names = owner.get("exceptions").fieldNames(); names.hasNext(); ) {
+            String addon = names.next();
+            try {
+                addonId(addon);
+            } catch (IllegalArgumentException e) {
+                exceptions.problem(exceptions.at(addon), null, "an add-on id as the key");
+                ok = false;
+                continue;
+            }
+            List<String> projects = exceptions.strings(addon, null, HostConfigJson::addonId);
+            if (projects == null) {
+                ok = false;
+                continue;
+            }
+            out.put(addon, new LinkedHashSet<>(projects));
+        }
+        return ok ? out : null;
+    }
+
+    private static OwnerConfig.Signature signature(JsonObject.Element element) {
+        JsonObject object = element.object("name", "argv", "exe");
+        if (object == null) {
+            return null;
+        }
+        String name = object.text("name", null, true);
+        Pattern argv = object.parsed("argv", false, HostConfigJson::regex);
+        Pattern exe = object.parsed("exe", false, HostConfigJson::regex);
+        if (!object.has("argv") && !object.has("exe")) {
+            object.problem(element.path(), element.node(), "an argv or exe pattern, or both");
+            return null;
+        }
+        if (name == null || (object.has("argv") && argv == null) || (object.has("exe") && exe == null)) {
+            return null;
+        }
+        return new OwnerConfig.Signature(name, argv, exe);
+    }
+
+    private static Pattern regex(String text) {
+        try {
+            return Pattern.compile(text);
+        } catch (PatternSyntaxException e) {
+            throw new IllegalArgumentException(new TextNode(text) + " (expected: a Java regular expression: "
+                    + e.getDescription() + ")", e);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.portcullis.relay.decide;
+
+import io.portcullis.owner.OwnerAnswer;
+import io.portcullis.owner.OwnerCheck;
+import io.portcullis.owner.OwnerQuery;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.OwnAddresses;
+import io.portcullis.relay.policy.Request;
+import io.portcullis.relay.policy.Rules;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Step;
+import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.resolve.Resolution;
+import io.portcullis.relay.resolve.Resolver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * Decides one connection: the pure {@link Rules} in their order, one resolution when the target
+ * could still be allowed, and the owner check for addresses on this host. The future never
+ * completes exceptionally: any failure is a refusal (fail closed).
+ */
+public final class Decider {
+    private final Rules rules;
+    private final Resolver resolver;
+    private final Supplier<OwnAddresses> own;
+    private final OwnerCheck owner;
+
+    /**
+     * @param own the current snapshot of this host's own addresses, read once per decision
+     */
+    public Decider(Rules rules, Resolver resolver, Supplier<OwnAddresses> own, OwnerCheck owner) {
+        this.rules = Objects.requireNonNull(rules, "rules");
+        this.resolver = Objects.requireNonNull(resolver, "resolver");
+        this.own = Objects.requireNonNull(own, "own");
+        this.owner = Objects.requireNonNull(owner, "owner");
+    }
+
+    public CompletableFuture<Verdict> decide(SpawnPolicy spawn, Request request) {
+        try {
+            Step step = rules.plan(spawn, request);
+            if (!(step instanceof Step.Resolve plan)) {
+                return finish(spawn, step);
+            }
+            if (!plan.needsDns()) {
+                return finish(spawn, rules.judge(spawn, plan, plan.literal(), own.get()));
+            }
+            return resolver.resolve(plan.target().host())
+                    .thenCompose(resolution -> afterDns(spawn, plan, resolution))
+                    .exceptionally(Decider::internal);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(internal(e));
+        }
+    }
+
+    private CompletableFuture<Verdict> afterDns(SpawnPolicy spawn, Step.Resolve plan, Resolution resolution) {
+        DenyCode failure = switch (resolution.outcome()) {
+            case RESOLVED -> null;
+            case FAILED -> DenyCode.DNS_FAILED;
+            case TIMEOUT -> DenyCode.DNS_TIMEOUT;
+            case EMPTY -> DenyCode.DNS_EMPTY;
+        };
+        if (failure != null) {
+            return CompletableFuture.completedFuture(new Verdict.Deny(failure, resolution.detail()));
+        }
+        return finish(spawn, rules.judge(spawn, plan, resolution.addresses(), own.get()));
+    }
+
+    private CompletableFuture<Verdict> finish(SpawnPolicy spawn, Step step) {
+        return switch (step) {
+            case Step.Decided decided -> CompletableFuture.completedFuture(decided.verdict());
+            case Step.AskOwner ask -> askOwner(ask);
+            case Step.Resolve resolve -> CompletableFuture.completedFuture(internal(
+                    new IllegalStateException("judge asked to resolve " + resolve.target() + " again for " + spawn.id())));
+        };
+    }
+
+    private CompletableFuture<Verdict> askOwner(Step.AskOwner ask) {
+        List<CompletableFuture<OwnerAnswer>> answers = new ArrayList<>();
+        for (OwnerQuery query : ask.queries()) {
+            CompletableFuture<OwnerAnswer> answer;
+            try {
+                answer = Objects.requireNonNull(owner.check(query), "owner check future");
+            } catch (RuntimeException e) {
+                answer = CompletableFuture.failedFuture(e);
+            }
+            answers.add(answer);
+        }
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+                .handle((ignored, failure) -> {
+                    if (failure != null) {
+                        return new Verdict.Deny(DenyCode.OWNER_ERROR, "the owner check failed: " + failure,
+                                ask.allow().resolved());
+                    }
+                    return Rules.afterOwner(ask, answers.stream().map(CompletableFuture::join).toList());
+                });
+    }
+
+    private static Verdict internal(Throwable failure) {
+        return new Verdict.Deny(DenyCode.INTERNAL_ERROR, "the decision failed: " + failure);
+    }
+}

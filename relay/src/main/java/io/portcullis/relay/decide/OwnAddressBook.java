@@ -1,0 +1,113 @@
+package io.portcullis.relay.decide;
+
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.OwnAddresses;
+import io.portcullis.relay.resolve.Resolution;
+import io.portcullis.relay.resolve.Resolver;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * This host's own addresses, kept current (SPEC R15): every interface address, the configured
+ * addresses, and what the configured own names resolve to. Readers get an immutable snapshot;
+ * {@link #refresh()} builds the next one. A failed read keeps the last addresses it had, so a
+ * passing failure never shrinks the set.
+ */
+public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseable {
+
+    /** Lists the addresses of this host's interfaces. */
+    @FunctionalInterface
+    public interface Interfaces {
+        List<InetAddress> addresses() throws SocketException;
+
+        /** The JDK's view: every address of every interface, up or down. */
+        static Interfaces jdk() {
+            return () -> {
+                List<InetAddress> all = new ArrayList<>();
+                for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                    all.addAll(Collections.list(nic.getInetAddresses()));
+                }
+                return all;
+            };
+        }
+    }
+
+    private final List<InetAddress> configured;
+    private final List<String> names;
+    private final Interfaces interfaces;
+    private final Resolver resolver;
+    private final Map<String, List<InetAddress>> lastByName = new LinkedHashMap<>();
+    private volatile List<InetAddress> lastInterfaces = List.of();
+    private volatile OwnAddresses current;
+    private volatile ScheduledFuture<?> schedule;
+
+    public OwnAddressBook(HostConfig host, Interfaces interfaces, Resolver resolver) {
+        this.configured = host.ownAddresses();
+        this.names = host.ownNames();
+        this.interfaces = interfaces;
+        this.resolver = resolver;
+        this.current = new OwnAddresses(Set.copyOf(configured));
+    }
+
+    @Override
+    public OwnAddresses get() {
+        return current;
+    }
+
+    /** Reads the interfaces and resolves the own names; completes with the new snapshot. */
+    public CompletableFuture<OwnAddresses> refresh() {
+        try {
+            lastInterfaces = List.copyOf(interfaces.addresses());
+        } catch (SocketException | RuntimeException e) {
+            // Keep the last interface addresses: a passing failure must not shrink the set.
+        }
+        List<CompletableFuture<Void>> lookups = new ArrayList<>();
+        for (String name : names) {
+            lookups.add(resolver.resolve(name).handle((resolution, failure) -> {
+                if (failure == null && resolution.outcome() == Resolution.Outcome.RESOLVED) {
+                    synchronized (lastByName) {
+                        lastByName.put(name, resolution.addresses());
+                    }
+                }
+                return null;
+            }));
+        }
+        return CompletableFuture.allOf(lookups.toArray(CompletableFuture[]::new)).handle((ignored, failure) -> {
+            Set<InetAddress> all = new HashSet<>(configured);
+            all.addAll(lastInterfaces);
+            synchronized (lastByName) {
+                lastByName.values().forEach(all::addAll);
+            }
+            OwnAddresses next = new OwnAddresses(all);
+            current = next;
+            return next;
+        });
+    }
+
+    /** Refreshes every {@code period} on {@code scheduler} (an event loop will do) until closed. */
+    public void refreshEvery(ScheduledExecutorService scheduler, Duration period) {
+        schedule = scheduler.scheduleWithFixedDelay(this::refresh, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        ScheduledFuture<?> running = schedule;
+        if (running != null) {
+            running.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.portcullis.relay.policy;
+
+import java.net.InetAddress;
+import java.util.Objects;
+
+/**
+ * An address block, IPv4 or IPv6, written {@code address/prefix} in canonical form. Host bits must
+ * be zero, so one block has one spelling.
+ */
+public record Cidr(InetAddress network, int prefix) {
+
+    public Cidr {
+        Objects.requireNonNull(network, "network");
+        int max = network.getAddress().length * 8;
+        if (prefix < 0 || prefix > max) {
+            throw new IllegalArgumentException("prefix: " + prefix + " (expected: 0-" + max + ")");
+        }
+        Ip ip = Ip.of(network);
+        if (ip.hi() != (ip.hi() & maskHi(ip.v4(), prefix)) || ip.lo() != (ip.lo() & maskLo(ip.v4(), prefix))) {
+            throw new IllegalArgumentException("network: " + Literals.format(network) + "/" + prefix
+                    + " (expected: host bits zero)");
+        }
+    }
+
+    /**
+     * Parses {@code a.b.c.d/n} or {@code x:y::/n}; a bare address is a block of one.
+     *
+     * @throws IllegalArgumentException with a message {@code "text" (expected: ...)}
+     */
+    public static Cidr parse(String text) {
+        Objects.requireNonNull(text, "text");
+        int slash = text.indexOf('/');
+        String address = slash < 0 ? text : text.substring(0, slash);
+        InetAddress network = Literals.ipv4(address);
+        if (network == null) {
+            network = Literals.ipv6(address);
+        }
+        int max = network == null ? 0 : network.getAddress().length * 8;
+        int prefix = slash < 0 ? max : decimal(text.substring(slash + 1));
+        if (network == null || prefix < 0 || prefix > max) {
+            throw new IllegalArgumentException(Strings.quote(text) + " (expected: address/prefix, e.g. 10.0.0.0/8 or fd00::/8)");
+        }
+        try {
+            return new Cidr(network, prefix);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(Strings.quote(text) + " (expected: host bits zero)", e);
+        }
+    }
+
+    private static int decimal(String text) {
+        if (text.isEmpty() || text.length() > 3 || (text.length() > 1 && text.charAt(0) == '0')) {
+            return -1;
+        }
+        int value = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value;
+    }
+
+    boolean contains(Ip ip) {
+        Matcher m = matcher();
+        return m.matches(ip);
+    }
+
+    Matcher matcher() {
+        Ip net = Ip.of(network);
+        return new Matcher(net.v4(), net.hi(), net.lo(), maskHi(net.v4(), prefix), maskLo(net.v4(), prefix));
+    }
+
+    /** The block in a form that matches without allocating. */
+    record Matcher(boolean v4, long hi, long lo, long maskHi, long maskLo) {
+        boolean matches(Ip ip) {
+            return ip.v4() == v4 && (ip.hi() & maskHi) == hi && (ip.lo() & maskLo) == lo;
+        }
+    }
+
+    private static long maskHi(boolean v4, int prefix) {
+        if (v4) {
+            return 0;
+        }
+        return prefix >= 64 ? -1L : prefix == 0 ? 0 : -1L << (64 - prefix);
+    }
+
+    private static long maskLo(boolean v4, int prefix) {
+        if (v4) {
+            return prefix == 0 ? 0 : (0xffff_ffffL << (32 - prefix)) & 0xffff_ffffL;
+        }
+        return prefix <= 64 ? 0 : prefix == 128 ? -1L : -1L << (128 - prefix);
+    }
+
+    @Override
+    public String toString() {
+        return Literals.format(network) + "/" + prefix;
+    }
+}

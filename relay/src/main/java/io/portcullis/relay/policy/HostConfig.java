@@ -1,0 +1,106 @@
+package io.portcullis.relay.policy;
+
+import io.portcullis.owner.OwnerConfig;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One host's configuration (SPEC R2), as the operator wrote it. Built by the configuration
+ * loader, which reports every error with its JSON path; this record only guards its invariants.
+ *
+ * @param ownNames this instance's public names, canonical (lowercase ASCII, no trailing dot)
+ * @param ownAddresses this instance's public addresses, beyond its interface addresses
+ */
+public record HostConfig(
+        DenyList denyList,
+        List<String> ownNames,
+        List<InetAddress> ownAddresses,
+        Dns dns,
+        OwnerConfig owner,
+        Limits limits,
+        Log log) {
+
+    /** Every default: the metadata deny list, no own names, the system's DNS. */
+    public static final HostConfig DEFAULTS = new HostConfig(
+            DenyList.DEFAULT, List.of(), List.of(), Dns.DEFAULTS, OwnerConfig.DEFAULTS, Limits.DEFAULTS, Log.DEFAULTS);
+
+    public HostConfig {
+        Objects.requireNonNull(denyList, "denyList");
+        ownNames = List.copyOf(ownNames);
+        ownAddresses = List.copyOf(ownAddresses);
+        Objects.requireNonNull(dns, "dns");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(log, "log");
+    }
+
+    /**
+     * Name resolution (R9).
+     *
+     * @param servers the DNS servers; empty means those of {@code /etc/resolv.conf}
+     */
+    public record Dns(List<InetSocketAddress> servers, Duration timeout) {
+        public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(5000);
+        public static final Dns DEFAULTS = new Dns(List.of(), DEFAULT_TIMEOUT);
+
+        public Dns {
+            servers = List.copyOf(servers);
+            positive("dns.timeoutMillis", timeout);
+        }
+    }
+
+    /** Limits and timeouts (R16). */
+    public record Limits(
+            int headerBytes,
+            Duration headerTimeout,
+            Duration connectTimeout,
+            Duration idleTimeout,
+            int spawnConnections,
+            int relayConnections,
+            int doorBodyBytes) {
+
+        public static final Limits DEFAULTS = new Limits(8192, Duration.ofMillis(10_000), Duration.ofMillis(10_000),
+                Duration.ofMillis(900_000), 512, 16_384, 1_048_576);
+
+        public Limits {
+            positive("limits.headerBytes", headerBytes);
+            positive("limits.headerTimeoutMillis", headerTimeout);
+            positive("limits.connectTimeoutMillis", connectTimeout);
+            positive("limits.idleTimeoutMillis", idleTimeout);
+            positive("limits.spawnConnections", spawnConnections);
+            positive("limits.relayConnections", relayConnections);
+            positive("limits.doorBodyBytes", doorBodyBytes);
+        }
+    }
+
+    /**
+     * The decision log (R17).
+     *
+     * @param file where the lines go; empty means standard error
+     */
+    public record Log(Optional<Path> file) {
+        public static final Log DEFAULTS = new Log(Optional.empty());
+
+        public Log {
+            Objects.requireNonNull(file, "file");
+        }
+    }
+
+    private static void positive(String name, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+        }
+    }
+
+    private static void positive(String name, Duration value) {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + ": " + value.toMillis() + " (expected: > 0)");
+        }
+    }
+}

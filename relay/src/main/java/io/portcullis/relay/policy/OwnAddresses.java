@@ -1,0 +1,55 @@
+package io.portcullis.relay.policy;
+
+import java.net.InetAddress;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * A snapshot of this host's own addresses (SPEC R15): the interface addresses, the configured
+ * ones and those the own names resolved to. Loopback ({@code 127.0.0.0/8}, {@code ::1}) and the
+ * unspecified addresses always count, whatever the snapshot holds.
+ */
+public final class OwnAddresses {
+
+    /** Loopback and unspecified only. */
+    public static final OwnAddresses NONE = new OwnAddresses(Set.of());
+
+    private final Set<Ip> addresses;
+    private final Set<InetAddress> shown;
+
+    public OwnAddresses(Set<? extends InetAddress> addresses) {
+        Set<Ip> ips = new HashSet<>();
+        for (InetAddress address : addresses) {
+            Ip ip = Ip.of(address);
+            Ip.Embedded embedded = ip.embedded();
+            ips.add(embedded != null && embedded.same() ? embedded.address() : ip);
+        }
+        this.addresses = Set.copyOf(ips);
+        this.shown = Set.copyOf(addresses);
+    }
+
+    /** The addresses of the snapshot, without the implied loopback and unspecified ones. */
+    public Set<InetAddress> addresses() {
+        return shown;
+    }
+
+    public boolean contains(InetAddress address) {
+        return contains(Ip.of(address));
+    }
+
+    boolean contains(Ip ip) {
+        Ip.Embedded embedded = ip.embedded();
+        if (embedded != null && embedded.same()) {
+            ip = embedded.address();
+        }
+        if (ip.v4()) {
+            return (ip.lo() >>> 24) == 127 || ip.lo() == 0 || addresses.contains(ip);
+        }
+        return (ip.hi() == 0 && (ip.lo() == 0 || ip.lo() == 1)) || addresses.contains(ip);
+    }
+
+    @Override
+    public String toString() {
+        return "OwnAddresses" + shown;
+    }
+}

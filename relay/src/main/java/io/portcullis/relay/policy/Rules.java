@@ -1,0 +1,204 @@
+package io.portcullis.relay.policy;
+
+import io.portcullis.owner.OwnerAnswer;
+import io.portcullis.owner.OwnerQuery;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The pure decision rules: no I/O, no clock, no logging. A decision runs in up to three steps,
+ * the caller doing the world's part between them: {@link #plan} (before DNS), {@link #judge}
+ * (on the resolved addresses), {@link #afterOwner} (on the owner check's answers).
+ *
+ * <p>Order of evaluation:
+ * <ol>
+ *   <li>network {@code none}: {@code mode-none} (nothing is parsed or resolved);
+ *   <li>a forward: the loopback entry on that port, else {@code not-listed};
+ *   <li>the target's syntax (R7): {@code bad-request};
+ *   <li>a listed entry of a scheme serving this kind of request (R11): a manifest default must
+ *       name a loopback host ({@code default-not-loopback}) and not the gateway's port
+ *       ({@code default-gateway-port}) (R12);
+ *   <li>no entry: plain HTTP and {@code listed} mode stop at {@code not-listed}; the internet shape
+ *       needs port 443 ({@code port-not-allowed}) and a name that is not one of this host's own
+ *       ({@code own-address}) (R8);
+ *   <li>resolution, once, only when the target could still be allowed (R9; done by the caller);
+ *   <li>every address, and any IPv4 address embedded in it: for the internet shape,
+ *       {@code not-global-unicast} (R14), then {@code own-address} (R15), then {@code deny-listed};
+ *       for a listed entry, {@code deny-listed}, then this host's own addresses go to the owner check;
+ *       one bad address denies the whole target;
+ *   <li>the owner check for each own address of a listed entry (R11, R30): any refusal is the answer.
+ * </ol>
+ */
+public final class Rules {
+    private static final InetAddress LOCALHOST = Literals.ipv4("127.0.0.1");
+
+    private final DenyList denyList;
+    private final Set<String> ownNames;
+    private final int gatewayPort;
+
+    public Rules(HostConfig host) {
+        this.denyList = host.denyList();
+        this.ownNames = Set.copyOf(host.ownNames());
+        this.gatewayPort = host.owner().gatewayPort();
+    }
+
+    /** True when {@code address} and any IPv4 address it carries are global unicast (R14). */
+    public static boolean isGlobalUnicast(InetAddress address) {
+        return special(Ip.of(address)) == null;
+    }
+
+    /** Steps 1-5: decides what needs no DNS, or says what to resolve. */
+    public Step plan(SpawnPolicy spawn, Request request) {
+        if (spawn.network() == SpawnPolicy.Network.NONE) {
+            return deny(DenyCode.MODE_NONE, "spawn " + spawn.id() + " has network none");
+        }
+        if (request.kind() == Request.Kind.FORWARD) {
+            Optional<SpawnPolicy.Entry> forward = spawn.forward(request.forwardPort());
+            if (forward.isEmpty()) {
+                return deny(DenyCode.NOT_LISTED, "no loopback entry forwards port " + request.forwardPort());
+            }
+            return listed(forward.get());
+        }
+        Target target;
+        try {
+            target = Target.parse(request.target());
+        } catch (IllegalArgumentException e) {
+            return deny(DenyCode.BAD_REQUEST, e.getMessage());
+        }
+        Optional<SpawnPolicy.Entry> entry = spawn.entry(target);
+        if (entry.isPresent() && entry.get().scheme().serves(request.kind())) {
+            return listed(entry.get());
+        }
+        String unlisted = entry.isPresent()
+                ? target + " is listed for " + entry.get().scheme().json() + ", not for " + request.kind()
+                : target + " is not listed";
+        if (request.kind() == Request.Kind.HTTP) {
+            return deny(DenyCode.NOT_LISTED, unlisted + "; plain HTTP reaches listed http entries only");
+        }
+        if (spawn.network() != SpawnPolicy.Network.INTERNET) {
+            return deny(DenyCode.NOT_LISTED, unlisted + " and the network is listed");
+        }
+        if (target.port() != 443) {
+            return deny(DenyCode.PORT_NOT_ALLOWED, unlisted + "; the internet shape allows port 443 only, not " + target.port());
+        }
+        if (ownNames.contains(target.host())) {
+            return deny(DenyCode.OWN_ADDRESS, target.host() + " is one of this host's own names");
+        }
+        return new Step.Resolve(target, null, literal(target));
+    }
+
+    private Step listed(SpawnPolicy.Entry entry) {
+        Target target = entry.target();
+        if (entry.source() == OwnerQuery.Source.DEFAULT) {
+            if (!target.isLoopback()) {
+                return deny(DenyCode.DEFAULT_NOT_LOOPBACK, "manifest default " + target + " does not name a loopback address");
+            }
+            if (target.port() == gatewayPort) {
+                return deny(DenyCode.DEFAULT_GATEWAY_PORT, "manifest default " + target + " names the gateway's port");
+            }
+        }
+        return new Step.Resolve(target, entry, literal(target));
+    }
+
+    /** {@code localhost} is 127.0.0.1 without DNS, so a forward never depends on a resolver. */
+    private static List<InetAddress> literal(Target target) {
+        if (target.literal() != null) {
+            return List.of(target.literal());
+        }
+        return target.host().equals("localhost") ? List.of(LOCALHOST) : List.of();
+    }
+
+    /** Step 7: judges every address the target resolved to. */
+    public Step judge(SpawnPolicy spawn, Step.Resolve plan, List<InetAddress> addresses, OwnAddresses own) {
+        Target target = plan.target();
+        if (addresses.isEmpty()) {
+            return new Step.Decided(new Verdict.Deny(DenyCode.DNS_EMPTY, target.host() + " resolved to no address"));
+        }
+        List<OwnerQuery> queries = new ArrayList<>();
+        for (InetAddress address : addresses) {
+            Ip ip = Ip.of(address);
+            Verdict.Deny refusal = plan.entry() == null ? internet(ip, own) : listed(ip);
+            if (refusal != null) {
+                return new Step.Decided(new Verdict.Deny(refusal.code(), target + ": " + refusal.detail(), addresses));
+            }
+            if (plan.entry() != null && own.contains(ip)) {
+                queries.add(new OwnerQuery(spawn.id(), plan.entry().source(), address, target.port()));
+            }
+        }
+        List<InetSocketAddress> dial = new ArrayList<>(addresses.size());
+        for (InetAddress address : addresses) {
+            dial.add(new InetSocketAddress(address, target.port()));
+        }
+        String why = plan.entry() == null
+                ? "internet shape: every address of " + target + " is global unicast"
+                : "listed " + plan.entry().scheme().json() + " entry " + target;
+        Verdict.Allow allow = new Verdict.Allow(dial, addresses, why);
+        return queries.isEmpty() ? new Step.Decided(allow) : new Step.AskOwner(queries, allow);
+    }
+
+    /** The refusal of one address for the internet shape, or null. */
+    private Verdict.Deny internet(Ip ip, OwnAddresses own) {
+        String special = special(ip);
+        if (special != null) {
+            return new Verdict.Deny(DenyCode.NOT_GLOBAL_UNICAST, special);
+        }
+        Ip.Embedded embedded = ip.embedded();
+        if (own.contains(ip) || (embedded != null && own.contains(embedded.address()))) {
+            return new Verdict.Deny(DenyCode.OWN_ADDRESS, ip + " is this host's own");
+        }
+        return listed(ip);
+    }
+
+    /** The deny-list refusal of one address, or null. */
+    private Verdict.Deny listed(Ip ip) {
+        Cidr block = denyList.match(ip);
+        if (block != null) {
+            return new Verdict.Deny(DenyCode.DENY_LISTED, ip + " is in " + block);
+        }
+        Ip.Embedded embedded = ip.embedded();
+        if (embedded != null && (block = denyList.match(embedded.address())) != null) {
+            return new Verdict.Deny(DenyCode.DENY_LISTED,
+                    ip + " carries " + embedded.form() + " IPv4 " + embedded.address() + ", in " + block);
+        }
+        return null;
+    }
+
+    private static String special(Ip ip) {
+        GlobalUnicast.Block block = GlobalUnicast.special(ip);
+        if (block != null) {
+            return ip + " is in " + block;
+        }
+        Ip.Embedded embedded = ip.embedded();
+        if (embedded != null && (block = GlobalUnicast.special(embedded.address())) != null) {
+            return ip + " carries " + embedded.form() + " IPv4 " + embedded.address() + ", in " + block;
+        }
+        return null;
+    }
+
+    /** Step 8: the owner check's answers, in the order of {@code ask.queries()}. */
+    public static Verdict afterOwner(Step.AskOwner ask, List<OwnerAnswer> answers) {
+        if (answers.size() != ask.queries().size()) {
+            return new Verdict.Deny(DenyCode.OWNER_ERROR, "the owner check gave " + answers.size() + " answers to "
+                    + ask.queries().size() + " questions", ask.allow().resolved());
+        }
+        for (int i = 0; i < answers.size(); i++) {
+            OwnerAnswer answer = answers.get(i);
+            if (!answer.allowed()) {
+                DenyCode code = DenyCode.of(answer.code().code());
+                OwnerQuery query = ask.queries().get(i);
+                return new Verdict.Deny(code == null ? DenyCode.OWNER_ERROR : code,
+                        "owner check of " + Literals.format(query.address()) + " port " + query.port() + ": " + answer.detail(),
+                        ask.allow().resolved());
+            }
+        }
+        return ask.allow();
+    }
+
+    private static Step deny(DenyCode code, String detail) {
+        return new Step.Decided(new Verdict.Deny(code, detail));
+    }
+}

@@ -1,0 +1,192 @@
+package io.portcullis.relay.policy;
+
+import io.portcullis.owner.OwnerQuery;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * One spawn's policy (SPEC R1), as the wall wrote it. Built by the configuration loader, which
+ * reports every error with its JSON path; this record only guards its invariants.
+ *
+ * @param id the spawn's id, also the add-on id the owner check asks about
+ * @param proxyPort the proxy port the wall asked for; see {@link #effectiveProxyPort()}
+ * @param peerUid the only uid that may connect to the spawn's socket, when present
+ */
+public record SpawnPolicy(
+        String id, Network network, List<Entry> hosts, int proxyPort, Optional<Door> door, OptionalInt peerUid) {
+
+    public static final int DEFAULT_PROXY_PORT = 39080;
+
+    public SpawnPolicy {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(network, "network");
+        hosts = List.copyOf(hosts);
+        Objects.requireNonNull(door, "door");
+        Objects.requireNonNull(peerUid, "peerUid");
+        if (id.isEmpty()) {
+            throw new IllegalArgumentException("id: \"\" (expected: a non-empty id)");
+        }
+        checkPort("proxyPort", proxyPort);
+        Set<Target> seen = new HashSet<>();
+        Set<Integer> forwarded = new HashSet<>();
+        for (Entry entry : hosts) {
+            if (!seen.add(entry.target())) {
+                throw new IllegalArgumentException("hosts: " + entry.target() + " (expected: each target once)");
+            }
+            if (entry.isForward() && !forwarded.add(entry.target().port())) {
+                throw new IllegalArgumentException("hosts: " + entry.target() + " (expected: one loopback entry per port)");
+            }
+        }
+        if (door.isPresent() && forwarded.contains(door.get().port())) {
+            throw new IllegalArgumentException("door.port: " + door.get().port() + " (expected: a port no forward uses)");
+        }
+        if (peerUid.isPresent() && peerUid.getAsInt() < 0) {
+            throw new IllegalArgumentException("peerUid: " + peerUid.getAsInt() + " (expected: >= 0)");
+        }
+    }
+
+    static void checkPort(String name, int port) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException(name + ": " + port + " (expected: 1-65535)");
+        }
+    }
+
+    /** What the spawn may reach (SPEC R1). */
+    public enum Network {
+        /** Nothing at all: no internet, no listed host, no forward, no door. */
+        NONE("none"),
+        /** Listed hosts, forwards and the door only. */
+        LISTED("listed"),
+        /** Listed, plus HTTPS CONNECT to port 443 of global addresses (R8). */
+        INTERNET("internet");
+
+        private final String json;
+
+        Network(String json) {
+            this.json = json;
+        }
+
+        public String json() {
+            return json;
+        }
+    }
+
+    /** How a listed entry is reached. */
+    public enum Scheme {
+        /** By CONNECT. */
+        HTTPS("https"),
+        /** By CONNECT. */
+        TCP("tcp"),
+        /** By an absolute-form plain HTTP request (R10). */
+        HTTP("http");
+
+        private final String json;
+
+        Scheme(String json) {
+            this.json = json;
+        }
+
+        public String json() {
+            return json;
+        }
+
+        /** True when a request of this kind may use an entry of this scheme. */
+        public boolean serves(Request.Kind kind) {
+            return switch (kind) {
+                case CONNECT -> this != HTTP;
+                case HTTP -> this == HTTP;
+                case FORWARD -> true;
+            };
+        }
+    }
+
+    /**
+     * One listed {@code host:port}: the whole permission.
+     *
+     * @param source who chose it: the owner, or a manifest default (R12)
+     */
+    public record Entry(Target target, Scheme scheme, OwnerQuery.Source source) {
+        public Entry {
+            Objects.requireNonNull(target, "target");
+            Objects.requireNonNull(scheme, "scheme");
+            Objects.requireNonNull(source, "source");
+        }
+
+        /** A loopback entry is also a forward: the same port inside the namespace (R1, R11). */
+        public boolean isForward() {
+            return target.isLoopback();
+        }
+    }
+
+    /**
+     * The spawn's door (R13).
+     *
+     * @param port the gateway's door port as seen inside the namespace
+     * @param tokenFile where the relay writes the door token
+     * @param tokenHeader the request header that carries the token
+     */
+    public record Door(int port, List<Route> routes, Path tokenFile, String tokenHeader) {
+        public static final String DEFAULT_TOKEN_HEADER = "X-Door-Token";
+
+        public Door {
+            checkPort("door.port", port);
+            routes = List.copyOf(routes);
+            Objects.requireNonNull(tokenFile, "tokenFile");
+            Objects.requireNonNull(tokenHeader, "tokenHeader");
+        }
+    }
+
+    /** One exact door route: a method and a path. */
+    public record Route(String method, String path) {
+        public Route {
+            Objects.requireNonNull(method, "method");
+            Objects.requireNonNull(path, "path");
+        }
+    }
+
+    /** The entries that are forwards, in policy order. */
+    public List<Entry> forwards() {
+        List<Entry> forwards = new ArrayList<>();
+        for (Entry entry : hosts) {
+            if (entry.isForward()) {
+                forwards.add(entry);
+            }
+        }
+        return forwards;
+    }
+
+    /** The forward listening on {@code port}, if any. */
+    public Optional<Entry> forward(int port) {
+        for (Entry entry : hosts) {
+            if (entry.isForward() && entry.target().port() == port) {
+                return Optional.of(entry);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The entry for exactly this target, if any. */
+    public Optional<Entry> entry(Target target) {
+        for (Entry entry : hosts) {
+            if (entry.target().equals(target)) {
+                return Optional.of(entry);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The proxy port in use: the one asked for, moved up past every forward and the door (R1, R20). */
+    public int effectiveProxyPort() {
+        int port = proxyPort;
+        while (port < 65535 && (forward(port).isPresent() || (door.isPresent() && door.get().port() == port))) {
+            port++;
+        }
+        return port;
+    }
+}

@@ -1,0 +1,51 @@
+package io.portcullis.relay.policy;
+
+import io.portcullis.owner.OwnerQuery;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Objects;
+
+/** Where a decision stands between the pure rules and the world (DNS, the owner check). */
+public sealed interface Step permits Step.Decided, Step.Resolve, Step.AskOwner {
+
+    /** The verdict is known. */
+    record Decided(Verdict verdict) implements Step {
+        public Decided {
+            Objects.requireNonNull(verdict, "verdict");
+        }
+    }
+
+    /**
+     * The target may be allowed, depending on its addresses.
+     *
+     * @param entry the listed entry, or null for the internet shape
+     * @param literal the addresses to judge without DNS (a literal or {@code localhost}); empty
+     *     when the name must be resolved
+     */
+    record Resolve(Target target, SpawnPolicy.Entry entry, List<InetAddress> literal) implements Step {
+        public Resolve {
+            Objects.requireNonNull(target, "target");
+            literal = List.copyOf(literal);
+        }
+
+        /** True when the name must go to DNS. */
+        public boolean needsDns() {
+            return literal.isEmpty();
+        }
+    }
+
+    /**
+     * Every address passed; those on this host need the owner check (R11), all of them allowing.
+     *
+     * @param allow the verdict when every answer allows
+     */
+    record AskOwner(List<OwnerQuery> queries, Verdict.Allow allow) implements Step {
+        public AskOwner {
+            queries = List.copyOf(queries);
+            Objects.requireNonNull(allow, "allow");
+            if (queries.isEmpty()) {
+                throw new IllegalArgumentException("queries: [] (expected: at least one)");
+            }
+        }
+    }
+}
