@@ -1,26 +1,58 @@
 package io.portcullis.relay.cli;
 
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** The {@code portcullis} command line: one executable, one subcommand per job. */
 @Command(
         name = "portcullis",
         mixinStandardHelpOptions = true,
         version = "portcullis 0.1.0",
-        description = "The network gate of a sandbox wall.",
-        subcommands = {CommandLine.HelpCommand.class})
+        description = "The network gate of a sandbox wall: a spawn in a loopback-only network namespace reaches "
+                + "exactly what its policy allows, checked against the kernel, DNS and Docker at each connection.",
+        commandListHeading = "%nCommands:%n",
+        footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."},
+        subcommands = {CheckCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
+    private static InputStream in = System.in;
 
     @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Main()).execute(args));
+        System.exit(run(args, System.in, System.out, System.err));
+    }
+
+    /** Runs the command line with these streams; returns the exit status. Never throws. */
+    public static int run(String[] args, InputStream stdin, PrintStream stdout, PrintStream stderr) {
+        in = stdin;
+        CommandLine cli = new CommandLine(new Main());
+        cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
+        cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
+        cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
+            commandLine.getErr().println("portcullis " + commandLine.getCommandName() + ": " + e);
+            commandLine.getErr().flush();
+            return 2;
+        });
+        try {
+            return cli.execute(args);
+        } catch (RuntimeException e) {
+            stderr.println("portcullis: " + e);
+            return 2;
+        }
+    }
+
+    static InputStream stdin(CommandSpec ignored) {
+        return in;
     }
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 }

@@ -66,7 +66,7 @@ final class JsonText {
         } catch (CharacterCodingException e) {
             throw new ConfigException(source, List.of("(file): not UTF-8 (expected: a UTF-8 JSON file)"));
         } catch (IOException e) {
-            throw new ConfigException(source, List.of("(file): cannot read: " + e.getMessage()));
+            throw new ConfigException(source, List.of("(file): cannot read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")"));
         }
     }
 }

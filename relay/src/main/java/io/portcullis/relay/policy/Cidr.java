@@ -36,7 +36,7 @@ public record Cidr(InetAddress network, int prefix) {
             network = Literals.ipv6(address);
         }
         int max = network == null ? 0 : network.getAddress().length * 8;
-        int prefix = slash < 0 ? max : decimal(text.substring(slash + 1));
+        int prefix = slash < 0 ? max : Literals.decimal(text.substring(slash + 1), 3);
         if (network == null || prefix < 0 || prefix > max) {
             throw new IllegalArgumentException(Strings.quote(text) + " (expected: address/prefix, e.g. 10.0.0.0/8 or fd00::/8)");
         }
@@ -45,21 +45,6 @@ public record Cidr(InetAddress network, int prefix) {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(Strings.quote(text) + " (expected: host bits zero)", e);
         }
-    }
-
-    private static int decimal(String text) {
-        if (text.isEmpty() || text.length() > 3 || (text.length() > 1 && text.charAt(0) == '0')) {
-            return -1;
-        }
-        int value = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            value = value * 10 + (c - '0');
-        }
-        return value;
     }
 
     boolean contains(Ip ip) {

@@ -150,6 +150,22 @@ final class Literals {
         return b;
     }
 
+    /** A decimal of 1 to {@code maxDigits} ASCII digits without a leading zero ("0" itself is fine), or -1. */
+    static int decimal(String text, int maxDigits) {
+        if (text.isEmpty() || text.length() > maxDigits || (text.length() > 1 && text.charAt(0) == '0')) {
+            return -1;
+        }
+        int value = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value;
+    }
+
     /** The canonical text: dotted quad, or RFC 5952 IPv6 without brackets ({@code ::ffff:a.b.c.d} when mapped). */
     static String format(InetAddress address) {
         byte[] b = address.getAddress();

@@ -147,18 +147,8 @@ public record Target(String host, int port, InetAddress literal) {
     }
 
     private static int port(String text) {
-        if (text.isEmpty() || text.length() > 5 || text.charAt(0) == '0') {
-            return -1;
-        }
-        int value = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            value = value * 10 + (c - '0');
-        }
-        return value <= 65535 ? value : -1;
+        int value = Literals.decimal(text, 5);
+        return value >= 1 && value <= 65535 ? value : -1;
     }
 
     private static IllegalArgumentException bad(String text, String expected) {
