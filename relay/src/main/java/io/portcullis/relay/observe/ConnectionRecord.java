@@ -50,7 +50,8 @@ public final class ConnectionRecord {
     public static ConnectionRecord attach(Channel channel, String spawn, long id, InstantSource clock, DecisionSink sink) {
         ConnectionRecord record = new ConnectionRecord(spawn, id, clock, sink);
         channel.attr(KEY).set(record);
-        channel.closeFuture().addListener(f -> record.finish());
+        // As a task, so that the line is written after every other close listener (budgets) ran.
+        channel.closeFuture().addListener(f -> channel.eventLoop().execute(record::finish));
         return record;
     }
 

@@ -47,7 +47,7 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
 
     private void established(Channel client) {
         client.pipeline().remove(this);
-        client.write(Replies.established());
+        client.writeAndFlush(Replies.established());
     }
 
     private static void refuse(Channel client, DenyCode code) {

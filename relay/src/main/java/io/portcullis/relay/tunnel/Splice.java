@@ -51,14 +51,30 @@ public final class Splice {
         client.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
         client.pipeline().addLast("copy-up", splice.new Copier(upstream, record::up));
         upstream.pipeline().addLast("copy-down", splice.new Copier(client, record::down));
+        // The client may have ended its input before the tunnel was up; that end is not read again.
+        boolean clientEnded = client instanceof DuplexChannel duplex && duplex.isInputShutdown();
         if (early.isReadable()) {
             record.up(early.readableBytes());
-            upstream.writeAndFlush(early).addListener(splice.readNextOr(client));
+            upstream.writeAndFlush(early).addListener(clientEnded ? splice.endOr(upstream) : splice.readNextOr(client));
         } else {
             early.release();
-            client.read();
+            if (clientEnded) {
+                splice.inputEnded(upstream);
+            } else {
+                client.read();
+            }
         }
         upstream.read();
+    }
+
+    private ChannelFutureListener endOr(Channel peer) {
+        return written -> {
+            if (written.isSuccess()) {
+                inputEnded(peer);
+            } else {
+                closeBoth();
+            }
+        };
     }
 
     private ChannelFutureListener readNextOr(Channel source) {
