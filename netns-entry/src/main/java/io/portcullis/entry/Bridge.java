@@ -9,6 +9,7 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -20,6 +21,9 @@ final class Bridge {
 
     /** Per direction; small because a spawn may hold hundreds of idle connections. */
     static final int BUFFER_BYTES = 16 * 1024;
+
+    /** How long a connection waits for a relay whose accept queue is full before it is closed. */
+    static final Duration BUSY_RELAY_WAIT = Duration.ofSeconds(2);
 
     private final UnixDomainSocketAddress relay;
     private final PrintStream log;
@@ -57,7 +61,35 @@ final class Bridge {
         close(upstream);
     }
 
+    /**
+     * A virtual thread connects without blocking, and a unix socket whose accept queue is full then
+     * answers EAGAIN instead of making the caller wait. That relay is busy, not gone: try again for a
+     * short while. A missing socket or a refusal is final at once.
+     */
     private SocketChannel dial(Preamble preamble) throws IOException {
+        long deadline = System.nanoTime() + BUSY_RELAY_WAIT.toNanos();
+        for (long pause = 1; ; pause = Math.min(pause * 2, 50)) {
+            try {
+                return dialOnce(preamble);
+            } catch (IOException e) {
+                if (!busy(e) || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    static boolean busy(IOException failure) {
+        return String.valueOf(failure.getMessage()).contains("temporarily unavailable");
+    }
+
+    private SocketChannel dialOnce(Preamble preamble) throws IOException {
         SocketChannel upstream = SocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             upstream.connect(relay);

@@ -10,6 +10,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -39,16 +40,28 @@ final class TestRelay implements AutoCloseable {
     private final Service service;
     private final BlockingQueue<Preamble> preambles = new LinkedBlockingQueue<>();
 
-    private TestRelay(Path socket, Service service) throws IOException {
+    private final CountDownLatch accepting;
+
+    private TestRelay(Path socket, Service service, int backlog, boolean accepting) throws IOException {
         this.socket = socket;
         this.service = service;
+        this.accepting = new CountDownLatch(accepting ? 0 : 1);
         this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(socket));
+        server.bind(UnixDomainSocketAddress.of(socket), backlog);
         Thread.ofVirtual().start(this::acceptLoop);
     }
 
     static TestRelay start(Path socket, Service service) throws IOException {
-        return new TestRelay(socket, service);
+        return new TestRelay(socket, service, 0, true);
+    }
+
+    /** A relay that listens with a tiny accept queue but accepts nothing until {@link #accept()}. */
+    static TestRelay stalled(Path socket, Service service) throws IOException {
+        return new TestRelay(socket, service, 1, false);
+    }
+
+    void accept() {
+        accepting.countDown();
     }
 
     Path socket() {
@@ -75,6 +88,11 @@ final class TestRelay implements AutoCloseable {
     }
 
     private void acceptLoop() {
+        try {
+            accepting.await();
+        } catch (InterruptedException e) {
+            return;
+        }
         while (server.isOpen()) {
             try {
                 SocketChannel connection = server.accept();

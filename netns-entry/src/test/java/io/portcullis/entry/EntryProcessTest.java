@@ -1,0 +1,214 @@
+package io.portcullis.entry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.portcullis.entry.wire.Preamble;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The entry as a wall runs it: its own JVM in a fresh network namespace that has loopback only. */
+@Timeout(60)
+class EntryProcessTest {
+
+    @TempDir
+    Path dir;
+
+    private TestRelay relay;
+    private EntryProcess entry;
+
+    @BeforeEach
+    void relay() throws IOException {
+        assumeTrue(EntryProcess.canMakeNamespaces(), "needs root and unshare(1) for a fresh network namespace");
+        relay = TestRelay.start(dir.resolve("relay.sock"), TestRelay.ECHO);
+        entry = EntryProcess.in(dir).freshNamespace();
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        if (relay != null) {
+            relay.close();
+        }
+    }
+
+    private String socket() {
+        return relay.socket().toString();
+    }
+
+    /** What a fresh namespace offers after {@code ip link set lo up}: ::1 only where the kernel has IPv6. */
+    private static String addresses() {
+        return Files.exists(Path.of("/proc/net/if_inet6")) ? "[\"127.0.0.1\",\"::1\"]" : "[\"127.0.0.1\"]";
+    }
+
+    @Test
+    void announcesThePortsItHoldsOnStdoutAfterMovingTheProxyPastForwardsAndTheDoor() throws Exception {
+        EntryProcess.Result result = entry.run(
+                "--relay", socket(), "--forward", "39080", "--forward", "5000", "--door", "39081", "--", "true");
+        assertEquals(0, result.status(), result.stderr());
+        assertEquals(
+                List.of("{\"proxyPort\":39082,\"forwards\":[39080,5000],\"door\":39081,\"addresses\":" + addresses() + "}"),
+                result.stdoutLines());
+    }
+
+    @Test
+    void writesTheReadinessLineToTheGivenDescriptorInstead() throws Exception {
+        Path ready = dir.resolve("ready");
+        EntryProcess.Result result = entry.before("exec 7>'" + ready + "'").run("--relay", socket(), "--ready-fd", "7",
+                "--", "echo", "from the command");
+        assertEquals(0, result.status(), result.stderr());
+        assertEquals("{\"proxyPort\":39080,\"forwards\":[],\"door\":null,\"addresses\":" + addresses() + "}\n",
+                Files.readString(ready));
+        assertEquals(List.of("from the command"), result.stdoutLines());
+    }
+
+    @Test
+    void refusesAReadyFdThatIsNotOpen() throws Exception {
+        EntryProcess.Result result = entry.run("--relay", socket(), "--ready-fd", "9", "--", "true");
+        assertEquals(Main.USAGE, result.status());
+        assertTrue(result.stderr().contains("--ready-fd: 9 (expected: a descriptor open for writing)"), result.stderr());
+        assertEquals("", result.stdout());
+    }
+
+    @Test
+    void givesTheCommandTheProxyVariables() throws Exception {
+        EntryProcess.Result result = entry.run("--relay", socket(), "--forward", "39080", "--", "env");
+        assertEquals(0, result.status(), result.stderr());
+        Set<String> proxyLines = new TreeSet<>(result.stdoutLines().stream().filter(line -> line.matches("(?i)\\w*_proxy=.*"))
+                .toList());
+        assertEquals(
+                new TreeSet<>(List.of(
+                        "HTTP_PROXY=http://127.0.0.1:39081",
+                        "HTTPS_PROXY=http://127.0.0.1:39081",
+                        "http_proxy=http://127.0.0.1:39081",
+                        "https_proxy=http://127.0.0.1:39081",
+                        "NO_PROXY=localhost,127.0.0.1,::1",
+                        "no_proxy=localhost,127.0.0.1,::1")),
+                proxyLines);
+    }
+
+    @Test
+    void startsTheCommandWithOnlyDescriptorsZeroOneAndTwo() throws Exception {
+        Path ready = dir.resolve("ready");
+        EntryProcess.Result result = entry.before("exec 7>'" + ready + "' 8<'" + ready + "'")
+                .run("--relay", socket(), "--ready-fd", "7", "--", "ls", "-l", "/proc/self/fd");
+        assertEquals(0, result.status(), result.stderr());
+        Set<Integer> fds = new TreeSet<>();
+        Matcher matcher = Pattern.compile("(\\d+) -> (.*)").matcher(result.stdout());
+        while (matcher.find()) {
+            if (!matcher.group(2).matches("/proc/\\d+/fd")) {
+                fds.add(Integer.valueOf(matcher.group(1)));
+            }
+        }
+        assertEquals(Set.of(0, 1, 2), fds, result.stdout());
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            exit 0              | 0
+            exit 7              | 7
+            exit 255            | 255
+            kill -KILL $$       | 137
+            kill -TERM $$       | 143
+            """)
+    void exitsWithTheCommandsStatus(String script, int status) throws Exception {
+        assertEquals(status, entry.run("--relay", socket(), "--", "sh", "-c", script).status());
+    }
+
+    @Test
+    void exitsLikeAShellWhenTheCommandCannotRun() throws Exception {
+        Path notExecutable = Files.writeString(dir.resolve("script"), "#!/bin/sh\n");
+        assertEquals(Child.NOT_FOUND, entry.run("--relay", socket(), "--", dir.resolve("missing").toString()).status());
+        assertEquals(Child.CANNOT_EXECUTE, entry.run("--relay", socket(), "--", notExecutable.toString()).status());
+    }
+
+    @Test
+    void carriesTheCommandsProxyTrafficToTheRelay() throws Exception {
+        relay.close();
+        relay = TestRelay.start(dir.resolve("relay.sock"), connection -> {
+            ByteBuffer head = ByteBuffer.allocate(8192);
+            while (connection.read(head) >= 0 && !new String(head.array(), 0, head.position(), StandardCharsets.US_ASCII)
+                    .contains("\r\n\r\n")) {
+                // the request head may arrive in pieces
+            }
+            String request = new String(head.array(), 0, head.position(), StandardCharsets.US_ASCII);
+            String body = request.lines().findFirst().orElse("") + "\n";
+            connection.write(ByteBuffer.wrap(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length()
+                    + "\r\nConnection: close\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII)));
+        });
+        EntryProcess.Result result = entry.run("--relay", socket(), "--forward", "39080", "--",
+                "curl", "-sS", "--max-time", "10", "http://origin.test/hello");
+        assertEquals(0, result.status(), result.stderr());
+        assertEquals("GET http://origin.test/hello HTTP/1.1", result.stdoutLines().getLast(), result.stdout());
+        assertEquals(new Preamble(Preamble.Kind.PROXY, 39081), relay.nextPreamble());
+    }
+
+    @Test
+    void startsNothingWhenAListenerCannotBeBound() throws Exception {
+        List<Integer> ports = FreePorts.take(2);
+        Path marker = dir.resolve("started");
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress(Listeners.IPV4_LOOPBACK, ports.get(1)));
+            EntryProcess.Result result = EntryProcess.in(dir).run("--relay", socket(), "--proxy-port", "" + ports.get(0),
+                    "--forward", "" + ports.get(1), "--", "touch", marker.toString());
+            assertEquals(Main.ENTRY_FAILED, result.status());
+            assertTrue(result.stderr().contains("cannot listen on 127.0.0.1:" + ports.get(1) + " (forward " + ports.get(1)
+                    + "): "), result.stderr());
+            assertTrue(result.stderr().contains("started nothing"), result.stderr());
+            assertEquals("", result.stdout());
+            assertFalse(Files.exists(marker), "the command ran");
+        }
+    }
+
+    @Test
+    void reportsEveryUsageProblemAndExitsTwo() throws Exception {
+        EntryProcess.Result result = entry.run("--forward", "0", "--door", "x");
+        assertEquals(Main.USAGE, result.status());
+        assertEquals(
+                List.of(
+                        "portcullis entry: --forward: 0 (expected: 1-65535)",
+                        "portcullis entry: --door: x (expected: 1-65535)",
+                        "portcullis entry: --relay: missing (expected: the relay's unix socket path)",
+                        "portcullis entry: see --help"),
+                result.stderr().lines().toList());
+    }
+
+    @Test
+    void passesSigtermOnToTheCommand() throws Exception {
+        Process process = entry.start("--relay", socket(), "--", "sh", "-c",
+                "trap 'echo stopped; exit 0' TERM; while :; do sleep 0.05; done");
+        entry.awaitReady();
+        Thread.sleep(200);
+        process.destroy();
+        EntryProcess.Result result = entry.finish(process);
+        assertEquals(143, result.status(), result.stderr());
+        assertTrue(result.stdoutLines().contains("stopped"), result.stdout());
+    }
+
+    @Test
+    void servesUntilSigtermWithoutACommand() throws Exception {
+        Process process = entry.start("--relay", socket());
+        entry.awaitReady();
+        assertTrue(process.isAlive());
+        process.destroy();
+        assertEquals(143, entry.finish(process).status());
+    }
+}
