@@ -56,7 +56,12 @@ public final class HostConfigJson {
     }
 
     private static String name(String text) {
-        Target target = Target.parse(text + ":1");
+        Target target;
+        try {
+            target = Target.parse(text + ":1");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(new TextNode(text) + " (expected: one exact DNS name, e.g. gate.example)", e);
+        }
         if (!target.isName()) {
             throw new IllegalArgumentException(new TextNode(text) + " (expected: a DNS name; addresses go in ownAddresses)");
         }
@@ -183,7 +188,7 @@ public final class HostConfigJson {
     }
 
     private static Map<String, Set<String>> exceptions(JsonObject owner) {
-        JsonObject exceptions = owner.object("exceptions");
+        JsonObject exceptions = owner.map("exceptions");
         if (exceptions == null) {
             return owner.get("exceptions") == null ? Map.of() : null;
         }

@@ -102,6 +102,19 @@ final class JsonObject {
         return value.longValue();
     }
 
+    /** The object at {@code field} whose keys are data, not field names; null when absent or wrong. */
+    JsonObject map(String field) {
+        JsonNode value = node.get(field);
+        if (value == null) {
+            return null;
+        }
+        if (!value.isObject()) {
+            problem(at(field), value, "an object");
+            return null;
+        }
+        return new JsonObject(problems, at(field), value);
+    }
+
     /** The object at {@code field}, or null when absent (no problem) or wrong (a problem). */
     JsonObject object(String field, String... fields) {
         JsonNode value = node.get(field);

@@ -50,7 +50,7 @@ public record HostConfig(
 
         public Dns {
             servers = List.copyOf(servers);
-            positive("dns.timeoutMillis", timeout);
+            Checks.positive("dns.timeoutMillis", timeout);
         }
     }
 
@@ -68,13 +68,13 @@ public record HostConfig(
                 Duration.ofMillis(900_000), 512, 16_384, 1_048_576);
 
         public Limits {
-            positive("limits.headerBytes", headerBytes);
-            positive("limits.headerTimeoutMillis", headerTimeout);
-            positive("limits.connectTimeoutMillis", connectTimeout);
-            positive("limits.idleTimeoutMillis", idleTimeout);
-            positive("limits.spawnConnections", spawnConnections);
-            positive("limits.relayConnections", relayConnections);
-            positive("limits.doorBodyBytes", doorBodyBytes);
+            Checks.positive("limits.headerBytes", headerBytes);
+            Checks.positive("limits.headerTimeoutMillis", headerTimeout);
+            Checks.positive("limits.connectTimeoutMillis", connectTimeout);
+            Checks.positive("limits.idleTimeoutMillis", idleTimeout);
+            Checks.positive("limits.spawnConnections", spawnConnections);
+            Checks.positive("limits.relayConnections", relayConnections);
+            Checks.positive("limits.doorBodyBytes", doorBodyBytes);
         }
     }
 
@@ -88,19 +88,6 @@ public record HostConfig(
 
         public Log {
             Objects.requireNonNull(file, "file");
-        }
-    }
-
-    private static void positive(String name, int value) {
-        if (value < 1) {
-            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
-        }
-    }
-
-    private static void positive(String name, Duration value) {
-        Objects.requireNonNull(value, name);
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + ": " + value.toMillis() + " (expected: > 0)");
         }
     }
 }

@@ -28,7 +28,7 @@ public record Request(Kind kind, String target, int forwardPort) {
             throw new IllegalArgumentException("forwardPort: " + forwardPort + " (expected: 1-65535 for FORWARD only)");
         }
         if (kind == Kind.FORWARD) {
-            SpawnPolicy.checkPort("forwardPort", forwardPort);
+            Checks.port("forwardPort", forwardPort);
         }
     }
 

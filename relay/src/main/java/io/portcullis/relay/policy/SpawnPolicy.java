@@ -32,7 +32,7 @@ public record SpawnPolicy(
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id: \"\" (expected: a non-empty id)");
         }
-        checkPort("proxyPort", proxyPort);
+        Checks.port("proxyPort", proxyPort);
         Set<Target> seen = new HashSet<>();
         Set<Integer> forwarded = new HashSet<>();
         for (Entry entry : hosts) {
@@ -48,12 +48,6 @@ public record SpawnPolicy(
         }
         if (peerUid.isPresent() && peerUid.getAsInt() < 0) {
             throw new IllegalArgumentException("peerUid: " + peerUid.getAsInt() + " (expected: >= 0)");
-        }
-    }
-
-    static void checkPort(String name, int port) {
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException(name + ": " + port + " (expected: 1-65535)");
         }
     }
 
@@ -135,7 +129,7 @@ public record SpawnPolicy(
         public static final String DEFAULT_TOKEN_HEADER = "X-Door-Token";
 
         public Door {
-            checkPort("door.port", port);
+            Checks.port("door.port", port);
             routes = List.copyOf(routes);
             Objects.requireNonNull(tokenFile, "tokenFile");
             Objects.requireNonNull(tokenHeader, "tokenHeader");

@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The real resolver: netty-resolver-dns on one event loop, A and AAAA (IPv4 first), honouring
- * {@code /etc/hosts}, asking the configured servers or those of {@code /etc/resolv.conf}. The
+ * {@code /etc/hosts}, asking the configured servers or those of {@code /etc/resolv.conf}. Search
+ * domains are not applied: a policy names an exact host, and {@code printer} must not become
+ * {@code printer.corp.example} behind the owner's back. The
  * whole resolution, retries included, is bounded by the DNS timeout. Futures complete on the
  * event loop, so a channel on that loop may continue without a hop.
  */
@@ -37,6 +39,7 @@ public final class NettyResolver implements Resolver, AutoCloseable {
                 .resolvedAddressTypes(ResolvedAddressTypes.IPV4_PREFERRED)
                 .hostsFileEntriesResolver(HostsFileEntriesResolver.DEFAULT)
                 .queryTimeoutMillis(timeoutMillis)
+                .searchDomains(List.of())
                 .nameServerProvider(config.servers().isEmpty()
                         ? DnsServerAddressStreamProviders.platformDefault()
                         : new SequentialDnsServerAddressStreamProvider(config.servers()));

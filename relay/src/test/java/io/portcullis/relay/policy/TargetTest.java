@@ -1,0 +1,108 @@
+package io.portcullis.relay.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class TargetTest {
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            example.com:443                 | example.com:443
+            EXAMPLE.Com:443                 | example.com:443
+            example.com.:443                | example.com:443
+            Example.COM.:8443               | example.com:8443
+            bücher.example:443              | xn--bcher-kva.example:443
+            BÜCHER.example:443              | xn--bcher-kva.example:443
+            xn--bcher-kva.example:443       | xn--bcher-kva.example:443
+            localhost:5000                  | localhost:5000
+            LOCALHOST.:5000                 | localhost:5000
+            _dmarc.example.com:1            | _dmarc.example.com:1
+            a-b.c:65535                     | a-b.c:65535
+            0.0.0.0:1                       | 0.0.0.0:1
+            1.2.3.4:80                      | 1.2.3.4:80
+            255.255.255.255:80              | 255.255.255.255:80
+            127.0.0.1:5000                  | 127.0.0.1:5000
+            [::1]:443                       | [::1]:443
+            [::]:443                        | [::]:443
+            [2001:DB8::1]:443               | [2001:db8::1]:443
+            [2001:0db8:0000:0000:0000:0000:0000:0001]:443 | [2001:db8::1]:443
+            [2001:db8:0:0:1:0:0:1]:443      | [2001:db8::1:0:0:1]:443
+            [2001:db8:0:1:1:1:1:1]:443      | [2001:db8:0:1:1:1:1:1]:443
+            [::ffff:1.2.3.4]:443            | [::ffff:1.2.3.4]:443
+            [::FFFF:0102:0304]:443          | [::ffff:1.2.3.4]:443
+            [::1.2.3.4]:443                 | [::102:304]:443
+            [64:ff9b::192.0.2.33]:443       | [64:ff9b::c000:221]:443
+            [1:2:3:4:5:6:7::]:1             | [1:2:3:4:5:6:7:0]:1
+            [fe80::1]:22                    | [fe80::1]:22
+            """)
+    void canonicalForm(String text, String canonical) {
+        assertEquals(canonical, Target.parse(text).toString());
+    }
+
+    @ParameterizedTest(name = "{0} is refused")
+    @ValueSource(strings = {
+        "", ":", "example.com", "example.com:", ":443", "example.com:0", "example.com:65536", "example.com:0443",
+        "example.com:+443", "example.com:-1", "example.com:44 3", "example.com:443 ", " example.com:443",
+        "example.com:1-100", "example.com:https", "exa mple.com:443", "exa\tmple.com:443", "example.com\u0000:443",
+        "example.com\r\n:443", "user@example.com:443", "user:pw@example.com:443", "*.example.com:443", "*:443",
+        "example.com/:443", "example.com?:443", "example.com#x:443", "exa\\mple.com:443", "exa%41mple.com:443",
+        "example..com:443", ".example.com:443", "example.com..:443", "-example.com:443", "example-.com:443",
+        "exa_mple!.com:443", "0177.0.0.1:80", "0x7f.0.0.1:80", "0x7f000001:80", "2130706433:80", "127.1:80",
+        "127.0.1:80", "1.2.3.4.5:80", "1.2.3.256:80", "01.2.3.4:80", "1.2.3.04:80", "1.2.3.4.:80", "1.2.3:80",
+        "example.123:80", "::1:443", "[::1]", "[::1:443", "::1]:443", "[fe80::1%eth0]:443", "[fe80::1%25eth0]:443",
+        "[1.2.3.4]:443", "[::ffff:1.2.3.04]:443", "[12345::]:443", "[1:2:3:4:5:6:7:8:9]:443", "[1::2::3]:443",
+        "[:1]:443", "[1:]:443", "[::g]:443", "[]:443", "[ ::1]:443", "[::1] :443", "[::1]:443x",
+        "a.bcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopq.c:443",
+    })
+    void refused(String text) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Target.parse(text));
+        assertTrue(e.getMessage().contains("(expected: "), e.getMessage());
+    }
+
+    @ParameterizedTest(name = "a name of {0} bytes -> {1}")
+    @CsvSource({"253, true", "254, false"})
+    void nameLength(int length, boolean valid) {
+        StringBuilder name = new StringBuilder();
+        while (name.length() < length) {
+            name.append(name.length() % 50 == 49 ? '.' : 'a');
+        }
+        String text = name + ":443";
+        if (valid) {
+            assertEquals(length, Target.parse(text).host().length());
+        } else {
+            assertThrows(IllegalArgumentException.class, () -> Target.parse(text));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+        "localhost:1, true", "127.0.0.1:1, true", "127.255.255.255:1, true", "[::1]:1, true",
+        "[::ffff:127.0.0.1]:1, true", "128.0.0.1:1, false", "126.255.255.255:1, false", "[::2]:1, false",
+        "localhost.example:1, false", "0.0.0.0:1, false",
+    })
+    void loopbackIsAForward(String text, boolean loopback) {
+        assertEquals(loopback, Target.parse(text).isLoopback());
+    }
+
+    @ParameterizedTest(name = "{0} and {1} are one target")
+    @CsvSource({
+        "Example.com.:443, example.COM:443", "[2001:db8::0:1]:1, [2001:DB8:0::1]:1", "bücher.example:1, XN--BCHER-KVA.example.:1",
+    })
+    void oneSpellingPerTarget(String a, String b) {
+        assertEquals(Target.parse(a), Target.parse(b));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"example.com:443", "[::1]:1"})
+    void literalIsSetOnlyForAddresses(String text) {
+        Target target = Target.parse(text);
+        assertEquals(text.startsWith("["), target.literal() != null);
+        assertFalse(target.isName() == (target.literal() != null));
+    }
+}

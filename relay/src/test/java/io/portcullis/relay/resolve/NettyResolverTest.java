@@ -1,0 +1,73 @@
+package io.portcullis.relay.resolve;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.portcullis.relay.policy.HostConfig;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The real resolver against a DNS server on loopback whose answers the test controls. */
+class NettyResolverTest {
+    static EventLoopGroup group;
+    static FakeDnsServer server;
+    static NettyResolver resolver;
+
+    @BeforeAll
+    static void start() throws InterruptedException {
+        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        server = new FakeDnsServer(group, Map.of(
+                "both.test", "192.0.2.1 2001:db8::1",
+                "v6only.test", "2001:db8::2",
+                "nodata.test", "",
+                "nx.test", "NXDOMAIN",
+                "fail.test", "SERVFAIL",
+                "slow.test", FakeDnsServer.SILENT));
+        resolver = new NettyResolver(group.next(), new HostConfig.Dns(List.of(server.address()), Duration.ofMillis(2000)));
+        // The first query pays for class loading and channel set-up; the table measures the rest.
+        resolver.resolve("nodata.test").join();
+    }
+
+    @AfterAll
+    static void stop() {
+        resolver.close();
+        server.close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            both.test    | RESOLVED | 192.0.2.1 2001:db8:0:0:0:0:0:1
+            v6only.test  | RESOLVED | 2001:db8:0:0:0:0:0:2
+            nodata.test  | EMPTY    |
+            nx.test      | FAILED   |
+            fail.test    | FAILED   |
+            slow.test    | TIMEOUT  |
+            """)
+    void outcomes(String name, Resolution.Outcome outcome, String addresses) {
+        long start = System.nanoTime();
+        Resolution resolution = resolver.resolve(name).join();
+        assertEquals(outcome, resolution.outcome(), resolution.detail());
+        assertEquals(addresses == null ? List.of() : List.of(addresses.split(" ")),
+                resolution.addresses().stream().map(InetAddress::getHostAddress).toList());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "bounded by the DNS timeout");
+    }
+
+    @Test
+    void etcHostsComesFirst() {
+        Resolution resolution = resolver.resolve("localhost").join();
+        assertEquals(Resolution.Outcome.RESOLVED, resolution.outcome());
+        assertEquals("127.0.0.1", resolution.addresses().get(0).getHostAddress());
+    }
+}
