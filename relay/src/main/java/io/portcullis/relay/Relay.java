@@ -215,8 +215,8 @@ public final class Relay implements AutoCloseable {
     }
 
     /**
-     * How to build a relay. Every part has a real default: the best transport, event loops of
-     * {@code 2 x cores} threads, the system temporary directory as parent, the decision log of the
+     * How to build a relay. Every part has a real default: the best transport, one event loop
+     * thread per core, the system temporary directory as parent, the decision log of the
      * host configuration, a fail-closed owner check, and the policy's decider over netty DNS.
      */
     public static final class Builder {
@@ -229,6 +229,7 @@ public final class Relay implements AutoCloseable {
         private WallProcesses wall;
         private Judge judge;
         private InstantSource clock = InstantSource.system();
+        private int threads = Runtime.getRuntime().availableProcessors();
 
         private Builder(HostConfig host) {
             this.host = Objects.requireNonNull(host, "host");
@@ -269,6 +270,15 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
+        /** The number of event loop threads shared by every spawn; default: one per core. */
+        public Builder threads(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("threads: " + count + " (expected: >= 1)");
+            }
+            this.threads = count;
+            return this;
+        }
+
         public Builder clock(InstantSource clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
@@ -280,7 +290,7 @@ public final class Relay implements AutoCloseable {
                 if (transport == null) {
                     transport = Transport.best();
                 }
-                loops = new MultiThreadIoEventLoopGroup(0, transport.io());
+                loops = new MultiThreadIoEventLoopGroup(threads, transport.io());
                 if (parent == null) {
                     parent = Path.of(System.getProperty("java.io.tmpdir"));
                 }

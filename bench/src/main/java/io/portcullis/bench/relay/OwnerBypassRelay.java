@@ -39,6 +39,7 @@ public final class OwnerBypassRelay {
             relay = Relay.builder(HostConfigJson.read(Path.of(args[1])))
                     .directory(Path.of(args[2]))
                     .ownerCheck(ALLOW_ALL_FOR_BENCHMARK)
+                    .threads(Integer.getInteger("portcullis.threads", Runtime.getRuntime().availableProcessors()))
                     .start();
             spawn = relay.open(SpawnPolicyJson.read(Path.of(args[0])));
         } catch (ConfigException e) {

@@ -2,7 +2,8 @@ package io.portcullis.relay.observe;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -12,31 +13,33 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes each decision as one JSON line to a stream, on a thread of its own so that a slow disk
- * never stalls an event loop.
+ * never stalls an event loop. Lines queued together are written with one flush.
  */
 public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JsonLineSink.class);
-    private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+    private static final ObjectWriter JSON = new ObjectMapper().writerFor(Decision.class);
+    private static final Decision END = new Decision("end", "end", 0, "end", null, List.of(), null,
+            Decision.DENY, "end", null, 0, 0, 0);
 
     private final Writer out;
     private final boolean closeStream;
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofPlatform()
-            .name("decision-log")
-            .daemon(true)
-            .factory());
+    private final LinkedBlockingQueue<Decision> queue = new LinkedBlockingQueue<>();
+    private final Thread writer;
+    private volatile boolean closed;
 
     private JsonLineSink(OutputStream out, boolean closeStream) {
-        this.out = new OutputStreamWriter(out, StandardCharsets.UTF_8);
+        this.out = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
         this.closeStream = closeStream;
+        this.writer = Thread.ofPlatform().name("decision-log").daemon(true).start(this::drain);
     }
 
     /** Lines to standard error, which stays open after {@link #close()}. */
@@ -44,7 +47,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         return new JsonLineSink(System.err, false);
     }
 
-    /** Lines appended to {@code file}, created when missing (mode 0600 is left to the umask). */
+    /** Lines appended to {@code file}, created when missing. */
     public static JsonLineSink toFile(Path file) throws IOException {
         return new JsonLineSink(
                 Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE),
@@ -62,31 +65,55 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
 
     @Override
     public void accept(Decision decision) {
-        try {
-            writer.execute(() -> write(decision));
-        } catch (RejectedExecutionException e) {
+        if (closed) {
             log.warn("decision after the log closed: {}", json(decision));
+            return;
+        }
+        queue.add(decision);
+    }
+
+    private void drain() {
+        List<Decision> batch = new ArrayList<>();
+        while (true) {
+            try {
+                batch.add(queue.take());
+            } catch (InterruptedException e) {
+                return;
+            }
+            queue.drainTo(batch);
+            boolean end = write(batch);
+            batch.clear();
+            if (end) {
+                return;
+            }
         }
     }
 
-    private void write(Decision decision) {
+    /** Writes the batch up to the end marker; true when the marker was in it. */
+    private boolean write(List<Decision> batch) {
         try {
-            out.write(json(decision));
-            out.write('\n');
+            for (Decision decision : batch) {
+                if (decision == END) {
+                    out.flush();
+                    return true;
+                }
+                out.write(json(decision));
+                out.write('\n');
+            }
             out.flush();
         } catch (IOException | UncheckedIOException e) {
             log.warn("decision log write failed: {}", e.toString());
         }
+        return false;
     }
 
     /** Writes what is queued, then closes the file (not standard error). */
     @Override
     public void close() {
-        writer.shutdown();
+        closed = true;
+        queue.add(END);
         try {
-            if (!writer.awaitTermination(5, TimeUnit.SECONDS)) {
-                log.warn("decision log did not drain within 5 s");
-            }
+            writer.join(TimeUnit.SECONDS.toMillis(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
