@@ -17,6 +17,7 @@ import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.resolve.NettyResolver;
 import java.io.BufferedReader;
@@ -153,7 +154,7 @@ final class CheckCommand implements Callable<Integer> {
         line.put("target", target);
         ArrayNode addresses = JSON.createArrayNode();
         for (InetAddress address : verdict.resolved()) {
-            addresses.add(address.getHostAddress());
+            addresses.add(Target.text(address));
         }
         switch (verdict) {
             case Verdict.Allow allow -> {

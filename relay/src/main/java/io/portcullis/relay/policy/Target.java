@@ -155,6 +155,11 @@ public record Target(String host, int port, InetAddress literal) {
         return new IllegalArgumentException(Strings.quote(text) + " (expected: " + expected + ")");
     }
 
+    /** The canonical text of an address: a dotted quad, or RFC 5952 IPv6 without brackets. */
+    public static String text(InetAddress address) {
+        return Literals.format(address);
+    }
+
     /** True for a name; false for an address literal. */
     public boolean isName() {
         return literal == null;

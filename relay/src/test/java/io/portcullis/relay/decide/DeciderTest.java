@@ -16,6 +16,7 @@ import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.resolve.Resolution;
 import io.portcullis.relay.resolve.Resolver;
@@ -204,9 +205,7 @@ class DeciderTest {
     }
 
     static List<String> shown(List<InetSocketAddress> dial) {
-        return dial.stream().map(a -> (a.getAddress().getAddress().length == 16
-                ? "[" + a.getAddress().getHostAddress().replace("0:0:", "").replace(":0:", "::") + "]"
-                : a.getAddress().getHostAddress()) + ":" + a.getPort()).toList();
+        return dial.stream().map(a -> new Target(Target.text(a.getAddress()), a.getPort(), a.getAddress()).toString()).toList();
     }
 
     @ParameterizedTest(name = "network none: {0} {1} -> mode-none, nothing resolved")

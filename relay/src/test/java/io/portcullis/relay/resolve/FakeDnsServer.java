@@ -28,13 +28,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A DNS server on 127.0.0.1 that answers from a table: a name maps to its addresses, to
  * {@code NXDOMAIN} or {@code SERVFAIL}, to nothing (no records), or to silence.
  */
-final class FakeDnsServer implements AutoCloseable {
-    static final String SILENT = "silent";
+public final class FakeDnsServer implements AutoCloseable {
+    public static final String SILENT = "silent";
 
     private final Channel channel;
     private final AtomicInteger queries = new AtomicInteger();
 
-    FakeDnsServer(EventLoopGroup group, Map<String, String> answers) throws InterruptedException {
+    public FakeDnsServer(EventLoopGroup group, Map<String, String> answers) throws InterruptedException {
         this.channel = new Bootstrap().group(group).channel(NioDatagramChannel.class)
                 .handler(new ChannelInitializer<NioDatagramChannel>() {
                     @Override
@@ -46,11 +46,11 @@ final class FakeDnsServer implements AutoCloseable {
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
     }
 
-    InetSocketAddress address() {
+    public InetSocketAddress address() {
         return (InetSocketAddress) channel.localAddress();
     }
 
-    int queries() {
+    public int queries() {
         return queries.get();
     }
 

@@ -1,0 +1,2 @@
+/** JMH benchmarks of the policy core: target parsing, address classification, whole decisions. */
+package io.portcullis.bench.policy;

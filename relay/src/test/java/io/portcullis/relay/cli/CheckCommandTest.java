@@ -1,0 +1,155 @@
+package io.portcullis.relay.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.portcullis.relay.resolve.FakeDnsServer;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code portcullis check} in-process, with names answered by a DNS server on loopback. */
+class CheckCommandTest {
+    static EventLoopGroup group;
+    static FakeDnsServer dns;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startDns() throws InterruptedException {
+        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        dns = new FakeDnsServer(group, Map.of(
+                "public.test", "93.184.216.34 2606:2800:220:1::1",
+                "split.test", "93.184.216.34 10.0.0.5",
+                "nas.lan", "192.168.1.10"));
+    }
+
+    @AfterAll
+    static void stopDns() {
+        dns.close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    record Run(int status, String out, String err) {
+        List<JsonNode> lines() throws IOException {
+            List<JsonNode> lines = new ArrayList<>();
+            for (String line : out.lines().toList()) {
+                lines.add(new ObjectMapper().readTree(line));
+            }
+            return lines;
+        }
+    }
+
+    Run run(String stdin, String... args) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Main.run(args, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    String spawn(String network) throws IOException {
+        Path file = dir.resolve("spawn.json");
+        Files.writeString(file, """
+                {"id": "studio", "network": "%s", "hosts": [
+                  {"target": "nas.lan:8443", "scheme": "https"},
+                  {"target": "127.0.0.1:5000", "scheme": "tcp"}]}""".formatted(network));
+        return file.toString();
+    }
+
+    String host() throws IOException {
+        Path file = dir.resolve("host.json");
+        Files.writeString(file, """
+                {"dns": {"servers": ["127.0.0.1:%d"], "timeoutMillis": 3000}}""".formatted(dns.address().getPort()));
+        return file.toString();
+    }
+
+    @Test
+    void oneLinePerTargetInInputOrder() throws IOException {
+        Run run = run("", "check", "--spawn", spawn("internet"), "--host", host(),
+                "public.test:443", "split.test:443", "nas.lan:8443", "127.0.0.1:5000", "a@b:443", "public.test:80");
+        assertEquals(1, run.status(), run.err());
+        assertEquals(List.of("public.test:443", "split.test:443", "nas.lan:8443", "127.0.0.1:5000", "a@b:443", "public.test:80"),
+                run.lines().stream().map(l -> l.get("target").asText()).toList());
+        assertEquals(List.of("allow", "deny", "allow", "deny", "deny", "deny"),
+                run.lines().stream().map(l -> l.get("verdict").asText()).toList());
+        assertEquals(List.of("", "not-global-unicast", "", "owner-error", "bad-request", "port-not-allowed"),
+                run.lines().stream().map(l -> l.path("code").asText()).toList());
+        assertEquals("[\"93.184.216.34\",\"2606:2800:220:1::1\"]", run.lines().get(0).get("addresses").toString());
+        assertEquals("[\"93.184.216.34\",\"10.0.0.5\"]", run.lines().get(1).get("addresses").toString());
+        run.lines().forEach(l -> assertTrue(!l.get("detail").asText().isEmpty() && !l.get("detail").asText().contains("\n")));
+    }
+
+    @Test
+    void allAllowedExitsZero() throws IOException {
+        Run run = run("", "check", "--spawn", spawn("internet"), "--host", host(), "nas.lan:8443", "93.184.216.34:443");
+        assertEquals(0, run.status(), run.err());
+        assertEquals(2, run.lines().size());
+    }
+
+    @Test
+    void targetsFromStandardInput() throws IOException {
+        Run run = run("nas.lan:8443\n\n  127.0.0.1:5000  \r\nhttp://nas.lan:8443\n", "check", "--spawn", spawn("listed"), "--host", host());
+        assertEquals(1, run.status(), run.err());
+        assertEquals(List.of("allow", "deny", "deny"), run.lines().stream().map(l -> l.get("verdict").asText()).toList());
+        assertEquals("not-listed", run.lines().get(2).get("code").asText());
+    }
+
+    @Test
+    void networkNoneIsModeNone() throws IOException {
+        Run run = run("", "check", "--spawn", spawn("none"), "--host", host(), "nas.lan:8443");
+        assertEquals(1, run.status());
+        assertEquals("mode-none", run.lines().get(0).get("code").asText());
+        assertEquals(0, run.lines().get(0).get("addresses").size());
+    }
+
+    @Test
+    void everyConfigurationProblemOnStandardErrorAndExitTwo() throws IOException {
+        Path bad = dir.resolve("bad.json");
+        Files.writeString(bad, "{\"id\": \"x\", \"network\": \"all\", \"hosts\": [{\"target\": \"*.a:1\", \"scheme\": \"tcp\"}]}");
+        Path badHost = dir.resolve("badhost.json");
+        Files.writeString(badHost, "{\"denyList\": [\"10.0.0.1/8\"]}");
+        Run run = run("", "check", "--spawn", bad.toString(), "--host", badHost.toString(), "nas.lan:8443");
+        assertEquals(2, run.status());
+        assertEquals(List.of(), run.lines());
+        assertTrue(run.err().contains("network: \"all\" (expected: one of none, listed, internet)"), run.err());
+        assertTrue(run.err().contains("hosts[0].target: \"*.a:1\""), run.err());
+        assertTrue(run.err().contains("denyList[0]: \"10.0.0.1/8\" (expected: host bits zero)"), run.err());
+    }
+
+    @Test
+    void usageErrorsExitTwo() throws IOException {
+        assertEquals(2, run("", "check").status());
+        assertEquals(2, run("", "check", "--spawn", dir.resolve("missing.json").toString(), "a:1").status());
+        assertEquals(2, run("", "check", "--spawn").status());
+        assertEquals(2, run("", "nonsense").status());
+    }
+
+    @Test
+    void helpExitsZero() throws IOException {
+        Run top = run("", "--help");
+        assertEquals(0, top.status());
+        assertTrue(top.out().contains("check"), top.out());
+        Run check = run("", "check", "--help");
+        assertEquals(0, check.status());
+        assertTrue(check.out().contains("--spawn=FILE") && check.out().contains("standard input"), check.out());
+    }
+}
