@@ -19,8 +19,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class Bridge {
 
-    /** Per direction; small because a spawn may hold hundreds of idle connections. */
-    static final int BUFFER_BYTES = 16 * 1024;
+    /**
+     * Per direction, a buffer starts small, because a spawn may hold hundreds of idle connections,
+     * and doubles each time a read fills it, up to the largest size, so bulk transfers take few calls.
+     */
+    static final int FIRST_BUFFER_BYTES = 2 * 1024;
+
+    static final int LARGEST_BUFFER_BYTES = 64 * 1024;
 
     /** How long a connection waits for a relay whose accept queue is full before it is closed. */
     static final Duration BUSY_RELAY_WAIT = Duration.ofSeconds(2);
@@ -106,13 +111,16 @@ final class Bridge {
 
     private static void pump(SocketChannel from, SocketChannel to) {
         try {
-            ByteBuffer buffer = ByteBuffer.allocate(BUFFER_BYTES);
+            ByteBuffer buffer = ByteBuffer.allocate(FIRST_BUFFER_BYTES);
             while (from.read(buffer) >= 0) {
+                boolean full = !buffer.hasRemaining();
                 buffer.flip();
                 while (buffer.hasRemaining()) {
                     to.write(buffer);
                 }
-                buffer.clear();
+                buffer = full && buffer.capacity() < LARGEST_BUFFER_BYTES
+                        ? ByteBuffer.allocate(buffer.capacity() * 2)
+                        : buffer.clear();
             }
             to.shutdownOutput();
         } catch (IOException e) {

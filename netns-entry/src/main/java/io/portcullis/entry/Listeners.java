@@ -5,6 +5,8 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.UnknownHostException;
 import java.nio.channels.ServerSocketChannel;
@@ -41,6 +43,7 @@ final class Listeners implements AutoCloseable {
     }
 
     static Listeners bind(List<Endpoint> endpoints) throws BindFailure {
+        requireLoopbackUp();
         List<InetAddress> addresses = hasIpv6Loopback() ? List.of(IPV4_LOOPBACK, IPV6_LOOPBACK) : List.of(IPV4_LOOPBACK);
         List<Listener> bound = new ArrayList<>();
         List<String> problems = new ArrayList<>();
@@ -98,6 +101,23 @@ final class Listeners implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
+        }
+    }
+
+    /**
+     * A fresh namespace starts with loopback down, and the kernel still lets 127.0.0.1 be bound there;
+     * every client would then fail with "network unreachable" while the entry claimed to be ready.
+     */
+    private static void requireLoopbackUp() throws BindFailure {
+        boolean up;
+        try {
+            NetworkInterface loopback = NetworkInterface.getByName("lo");
+            up = loopback != null && loopback.isUp();
+        } catch (SocketException e) {
+            up = false;
+        }
+        if (!up) {
+            throw new BindFailure(List.of("loopback is down in this namespace (expected: up, e.g. ip link set lo up)"));
         }
     }
 

@@ -25,6 +25,7 @@ final class EntryProcess {
     private final Path dir;
     private final List<String> shellPrelude = new ArrayList<>();
     private boolean freshNamespace;
+    private boolean loopbackDown;
 
     private EntryProcess(Path dir) {
         this.dir = dir;
@@ -50,6 +51,13 @@ final class EntryProcess {
         return this;
     }
 
+    /** A fresh namespace as the kernel makes it: loopback down, no address at all. */
+    EntryProcess freshNamespaceLoopbackDown() {
+        freshNamespace = true;
+        loopbackDown = true;
+        return this;
+    }
+
     /** A shell line run before the entry is exec'd, e.g. {@code exec 3>file} to hand it a descriptor. */
     EntryProcess before(String shellLine) {
         shellPrelude.add(shellLine);
@@ -62,7 +70,7 @@ final class EntryProcess {
             command.addAll(List.of("unshare", "--net"));
         }
         String prelude = String.join("; ", shellPrelude);
-        String script = (freshNamespace ? "ip link set lo up || exit 99; " : "") + (prelude.isEmpty() ? "" : prelude + "; ")
+        String script = (freshNamespace && !loopbackDown ? "ip link set lo up || exit 99; " : "") + (prelude.isEmpty() ? "" : prelude + "; ")
                 + "exec \"$@\"";
         command.addAll(List.of("/bin/sh", "-c", script, "sh"));
         command.addAll(javaCommand());

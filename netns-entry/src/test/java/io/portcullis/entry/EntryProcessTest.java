@@ -179,6 +179,15 @@ class EntryProcessTest {
     }
 
     @Test
+    void refusesToStartWhileLoopbackIsDown() throws Exception {
+        EntryProcess.Result result = EntryProcess.in(dir).freshNamespaceLoopbackDown().run("--relay", socket(), "--", "true");
+        assertEquals(Main.ENTRY_FAILED, result.status());
+        assertTrue(result.stderr().contains(
+                "loopback is down in this namespace (expected: up, e.g. ip link set lo up); started nothing"), result.stderr());
+        assertEquals("", result.stdout());
+    }
+
+    @Test
     void reportsEveryUsageProblemAndExitsTwo() throws Exception {
         EntryProcess.Result result = entry.run("--forward", "0", "--door", "x");
         assertEquals(Main.USAGE, result.status());
