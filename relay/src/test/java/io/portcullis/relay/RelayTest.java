@@ -22,6 +22,7 @@ import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -295,6 +296,31 @@ class RelayTest {
 
         assertArrayEquals(sha256(payload), sha256(client.input()));
         client.close();
+        assertEquals(size, nextDecision().bytesDown());
+    }
+
+    @Test
+    void aSideWhoseInputEndedStillReceivesWhatItCannotTakeAtOnce() throws Exception {
+        int size = 64 << 20;
+        byte[] payload = new byte[size];
+        new Random(7).nextBytes(payload);
+        LoopbackOrigin origin = closing(new LoopbackOrigin(socket -> {
+            socket.getInputStream().readNBytes(4);
+            socket.getOutputStream().write(payload);
+            socket.shutdownOutput();
+            socket.getInputStream().transferTo(OutputStream.nullOutputStream());
+        }));
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort(),
+                "CONNECT origin.test:443 HTTP/1.1\r\n\r\nget\n"));
+        client.shutdownOutput();
+
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+        byte[] received = client.readToEnd();
+        assertEquals(size, received.length);
+        assertArrayEquals(sha256(payload), sha256(received));
         assertEquals(size, nextDecision().bytesDown());
     }
 
