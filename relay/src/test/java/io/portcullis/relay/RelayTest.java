@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.portcullis.entry.wire.Preamble;
 import io.portcullis.entry.wire.Preamble.Kind;
 import io.portcullis.owner.OwnerConfig;
 import io.portcullis.owner.WallProcesses;
@@ -372,9 +373,16 @@ class RelayTest {
                 {"id": "studio", "hosts": [], "peerUid": 54321}""");
         allow("origin.test:443", origin.address());
 
-        SpawnClient client = tunnel(spawn, "origin.test:443");
+        SpawnClient client = closing(SpawnClient.connect(spawn.socket()));
+        try {
+            client.write(new Preamble(Kind.PROXY, spawn.proxyPort()).encode());
+            client.write("CONNECT origin.test:443 HTTP/1.1\r\n\r\n");
+        } catch (IOException closedAlready) {
+            // The relay may have closed the connection before this write: that is the point.
+        }
 
         assertEquals(0, client.readToEnd().length);
+        assertEquals(54321, Files.getAttribute(spawn.socket(), "unix:uid"));
         Decision decision = nextDecision();
         assertEquals("deny", decision.verdict());
         assertEquals("peer-uid", decision.code());
