@@ -2,7 +2,6 @@ package io.portcullis.relay;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -130,7 +129,6 @@ public final class Relay implements AutoCloseable {
             Channel server = new ServerBootstrap()
                     .group(loops)
                     .channelFactory(transport.domainServer())
-                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                     .childHandler(new SpawnInitializer(shared, policy, ports, connections))
                     .bind(transport.domainAddress(socket))
                     .sync()
