@@ -230,6 +230,32 @@ class DeciderTest {
         assertEquals(expected, outcome(verdict));
     }
 
+    @ParameterizedTest(name = "manifest default {0} -> {1}")
+    @CsvSource({
+        "127.0.0.1:9000,           default-gateway-port",
+        "127.0.0.2:9000,           default-gateway-port",
+        "localhost:9000,           default-gateway-port",
+        "[::1]:9000,               default-gateway-port",
+        "[::ffff:127.0.0.1]:9000,  default-gateway-port",
+        "nas.lan:8080,             default-not-loopback",
+        "192.168.1.10:80,          default-not-loopback",
+        "[2001:db8::1]:80,         default-not-loopback",
+        "[::ffff:192.168.1.10]:80, default-not-loopback",
+        "93.184.216.99:80,         default-not-loopback",
+        "127.0.0.1:5000,           allow",
+        "localhost:8080,           owner-other-user",
+    })
+    void aManifestDefaultIsLoopbackOnlyNeverTheGatewaysPortAndAsksAsADefault(String target, String expected)
+            throws ConfigException {
+        String spawn = """
+                {"id": "studio", "hosts": [{"target": "%s", "scheme": "tcp", "source": "default"}]}""".formatted(target);
+        Verdict verdict = decide(spawn, Request.connect(target));
+        assertEquals(expected, outcome(verdict), verdict.toString());
+        assertEquals(List.of(), resolved, "names sent to DNS");
+        assertEquals(expected.startsWith("default-") ? 0 : 1, asked.size(), asked.toString());
+        asked.forEach(query -> assertEquals(OwnerQuery.Source.DEFAULT, query.source()));
+    }
+
     @Test
     void ownerIsAskedForEveryOwnAddressWithTheEntrysSource() throws ConfigException {
         decide(SPAWN, Request.forward(8080));
