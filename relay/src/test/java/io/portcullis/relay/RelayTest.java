@@ -367,6 +367,27 @@ class RelayTest {
     }
 
     @Test
+    void theRelaysConnectionBudgetCoversEverySpawn() throws Exception {
+        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
+                10, 1, 1 << 20);
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+        SpawnHandle other = relay.open(SpawnPolicyJson.parse("other.json", "{\"id\": \"other\", \"hosts\": []}"));
+        allow("origin.test:443", origin.address());
+        SpawnClient first = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", first.readHead());
+
+        SpawnClient second = tunnel(other, "origin.test:443");
+
+        String head = second.readHead();
+        assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
+        assertTrue(head.contains("\r\nPortcullis-Deny: limit-relay\r\n"), head);
+        Decision decision = nextDecision();
+        assertEquals("other", decision.spawn());
+        assertEquals("limit-relay", decision.code());
+    }
+
+    @Test
     void aPeerOfAnotherUidIsClosedBeforeAByteIsRead() throws Exception {
         LoopbackOrigin origin = closing(LoopbackOrigin.echo());
         SpawnHandle spawn = open("""
