@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -25,6 +26,7 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
     private final AsyncLoadingCache<OwnerQuery, OwnerAnswer> cache;
     private final AutoCloseable resources;
     private final Duration deadline;
+    private volatile boolean closed;
 
     /**
      * @param deadline how long a caller waits before the answer is a refusal: a read of a process
@@ -39,7 +41,7 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
         });
         this.judge = judge;
         this.cache = window.isZero() ? null : Caffeine.newBuilder()
-                .executor(executor)
+                .executor(this::upkeep)
                 .ticker(ticker)
                 .expireAfterWrite(window)
                 .maximumSize(MAX_ANSWERS)
@@ -48,8 +50,27 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
         this.deadline = deadline;
     }
 
+    /**
+     * Runs the cache's work on the executor. A load that completes while the check closes still
+     * makes Caffeine schedule its upkeep; that then runs here rather than being refused (and
+     * logged as a warning). No load reaches this after close: {@link #check} refuses first.
+     */
+    private void upkeep(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            if (!closed) {
+                throw e;
+            }
+            task.run();
+        }
+    }
+
     @Override
     public CompletableFuture<OwnerAnswer> check(OwnerQuery query) {
+        if (closed) {
+            return CompletableFuture.completedFuture(failed(new IllegalStateException("the owner check is closed")));
+        }
         try {
             CompletableFuture<OwnerAnswer> answer = cache == null
                     ? CompletableFuture.supplyAsync(() -> judge.answer(query), executor)
@@ -71,6 +92,7 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
 
     @Override
     public void close() {
+        closed = true;
         executor.shutdownNow();
         try {
             executor.awaitTermination(5, TimeUnit.SECONDS);

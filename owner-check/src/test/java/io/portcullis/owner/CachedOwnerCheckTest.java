@@ -20,10 +20,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** The cache window (R35), fail-closed failures (R34) and a caller that never blocks. */
@@ -203,5 +207,35 @@ class CachedOwnerCheckTest {
         ManagedOwnerCheck check = check(port -> List.of(), (inodes, uid) -> Map.of());
         check.close();
         assertEquals(OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
+    }
+
+    /** Regression: Caffeine's upkeep after the last answer was refused by the closed executor and logged. */
+    @Test
+    void closingRightAfterAnAnswerLeavesNoRefusedUpkeepWarning() {
+        Logger caffeine = Logger.getLogger("com.github.benmanes.caffeine");
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                warnings.add(record);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        caffeine.addHandler(capture);
+        try {
+            for (int i = 0; i < 50; i++) {
+                ManagedOwnerCheck check = check(port -> List.of(), (inodes, uid) -> Map.of());
+                assertEquals(OwnerCode.NONE, check.check(query(Source.OWNER, 80)).join().code());
+                check.close();
+            }
+        } finally {
+            caffeine.removeHandler(capture);
+        }
+        assertEquals(List.of(), warnings.stream().map(r -> r.getMessage() + " " + r.getThrown()).toList());
     }
 }

@@ -41,7 +41,12 @@ public enum DenyCode {
     LIMIT_RELAY("limit-relay", "the relay's connection budget is full"),
     CONNECT_FAILED("connect-failed", "every checked address refused the connection"),
     CONNECT_TIMEOUT("connect-timeout", "every checked address timed out"),
-    INTERNAL_ERROR("internal-error", "the relay failed while deciding, so the connection is refused");
+    INTERNAL_ERROR("internal-error", "the relay failed while deciding, so the connection is refused"),
+    DOOR_NOT_YET("door-not-yet", "doors are not served by this relay yet"),
+    HEADER_TOO_LARGE("header-too-large", "the request line and headers are larger than the limit"),
+    HEADER_TIMEOUT("header-timeout", "the request head did not arrive in time"),
+    CLIENT_CLOSED("client-closed", "the client closed the connection before the relay answered"),
+    RELAY_ERROR("relay-error", "the relay failed while handling the connection");
 
     private final String code;
     private final String sentence;

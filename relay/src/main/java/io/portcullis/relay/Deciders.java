@@ -1,0 +1,50 @@
+package io.portcullis.relay;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.portcullis.owner.OwnerCheck;
+import io.portcullis.relay.decide.Decider;
+import io.portcullis.relay.decide.OwnAddressBook;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Rules;
+import io.portcullis.relay.resolve.NettyResolver;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Builds the real judge: the policy's decider over netty DNS and this host's own addresses. */
+final class Deciders {
+    /** How often this host's interface addresses and own names are read again (SPEC R15). */
+    static final Duration OWN_ADDRESS_REFRESH = Duration.ofSeconds(5);
+
+    private Deciders() {}
+
+    /**
+     * The decider for {@code host}. Its resolver runs on an NIO event loop of its own (its
+     * datagram channel is NIO whatever the relay's transport); what it opens is added to
+     * {@code owned}, to be closed with the relay.
+     */
+    static Judge real(HostConfig host, OwnerCheck ownerCheck, List<AutoCloseable> owned) throws IOException {
+        EventLoopGroup dnsLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        owned.add(() -> dnsLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
+        NettyResolver resolver = new NettyResolver(dnsLoop.next(), host.dns());
+        owned.add(resolver);
+        OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), resolver);
+        owned.add(own);
+        long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
+        try {
+            own.refresh().get(bound, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("this host's own addresses could not be read: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading this host's own addresses", e);
+        }
+        own.refreshEvery(dnsLoop.next(), OWN_ADDRESS_REFRESH);
+        return new Decider(new Rules(host), resolver, own, ownerCheck)::decide;
+    }
+}

@@ -1,0 +1,350 @@
+package io.portcullis.relay;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.portcullis.owner.ManagedOwnerCheck;
+import io.portcullis.owner.OwnerCheck;
+import io.portcullis.owner.OwnerChecks;
+import io.portcullis.owner.WallProcesses;
+import io.portcullis.relay.forward.ForwardKind;
+import io.portcullis.relay.observe.DecisionSink;
+import io.portcullis.relay.observe.JsonLineSink;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.proxy.ProxyKind;
+import io.portcullis.relay.tunnel.Dialer;
+import io.portcullis.relay.tunnel.Transport;
+import io.portcullis.relay.tunnel.Tunnels;
+import io.portcullis.relay.wire.SpawnPorts;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay engine (SPEC R3-R6): one instance hosts many spawns and shares between them its event
+ * loops, its resolver and DNS cache, the decider with the owner check, the connection budget of
+ * the whole relay and the decision log. Each {@link #open(SpawnPolicy)} gives a spawn a fresh
+ * directory with one unix socket; nothing listens on TCP.
+ *
+ * <pre>{@code
+ * try (Relay relay = Relay.start(host)) {
+ *     SpawnHandle spawn = relay.open(policy);
+ *     // start the entry with spawn.socket() and spawn.proxyPort()
+ * }
+ * }</pre>
+ */
+public final class Relay implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Relay.class);
+
+    private final EventLoopGroup loops;
+    private final Transport transport;
+    private final Path parent;
+    private final SpawnInitializer.Shared shared;
+    private final List<AutoCloseable> owned;
+    private final Map<String, SpawnHandle> spawns = new ConcurrentHashMap<>();
+    private final Set<String> ids = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Relay(Builder builder, Judge judge, DecisionSink decisions, List<AutoCloseable> owned) {
+        this.loops = builder.loops;
+        this.transport = builder.transport;
+        this.parent = builder.parent;
+        this.owned = owned;
+        HostConfig.Limits limits = builder.host.limits();
+        Tunnels tunnels = new Tunnels(
+                new Dialer(transport, Math.toIntExact(limits.connectTimeout().toMillis())), limits.idleTimeout().toMillis());
+        this.shared = new SpawnInitializer.Shared(
+                judge,
+                transport,
+                new ProxyKind(limits.headerBytes(), limits.headerTimeout().toMillis(), tunnels),
+                new ForwardKind(tunnels),
+                new Budgets(limits.relayConnections()),
+                builder.wall,
+                decisions,
+                builder.clock,
+                new AtomicLong(),
+                limits.headerTimeout().toMillis(),
+                limits.spawnConnections());
+    }
+
+    /** A relay with every default for {@code host}: see {@link Builder}. */
+    public static Relay start(HostConfig host) throws IOException {
+        return builder(host).start();
+    }
+
+    public static Builder builder(HostConfig host) {
+        return new Builder(host);
+    }
+
+    /**
+     * Opens a spawn: a fresh directory (0700) under the relay's parent directory, a unix socket in
+     * it (0600), listening before this returns.
+     *
+     * @throws IllegalStateException when a spawn with the same id is open, or the relay is closed
+     */
+    public SpawnHandle open(SpawnPolicy policy) throws IOException {
+        Objects.requireNonNull(policy, "policy");
+        if (closed.get()) {
+            throw new IllegalStateException("relay: closed (expected: open)");
+        }
+        if (!ids.add(policy.id())) {
+            throw new IllegalStateException("spawn " + policy.id() + ": already open (expected: a new id)");
+        }
+        try {
+            SpawnHandle handle = bind(policy);
+            spawns.put(policy.id(), handle);
+            return handle;
+        } catch (IOException | RuntimeException e) {
+            ids.remove(policy.id());
+            throw e;
+        }
+    }
+
+    private SpawnHandle bind(SpawnPolicy policy) throws IOException {
+        SpawnPorts ports = SpawnPorts.bumped(policy.proxyPort(), forwardPorts(policy),
+                policy.door().map(SpawnPolicy.Door::port).orElse(0));
+        Path directory = Files.createTempDirectory(parent, "spawn-" + safe(policy.id()) + "-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path socket = directory.resolve("relay.sock");
+        ChannelGroup connections = new DefaultChannelGroup("spawn-" + policy.id(), loops.next());
+        try {
+            Channel server = new ServerBootstrap()
+                    .group(loops)
+                    .channelFactory(transport.domainServer())
+                    .childHandler(new SpawnInitializer(shared, policy, ports, connections))
+                    .bind(transport.domainAddress(socket))
+                    .sync()
+                    .channel();
+            Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+            if (policy.peerUid().isPresent()) {
+                handOver(directory, socket, policy.peerUid().getAsInt());
+            }
+            return new SpawnHandle(policy, ports, directory, socket, server, connections,
+                    handle -> {
+                        spawns.remove(handle.id(), handle);
+                        ids.remove(handle.id());
+                    });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            removeQuietly(socket, directory);
+            throw new IOException("spawn " + policy.id() + ": interrupted while binding " + socket, e);
+        } catch (IOException | RuntimeException e) {
+            removeQuietly(socket, directory);
+            throw e;
+        }
+    }
+
+    /**
+     * Gives the directory and the socket to the spawn's uid, so that its entry can connect while
+     * every other uid but root still cannot (the modes stay 0700 and 0600).
+     */
+    private static void handOver(Path directory, Path socket, int uid) throws IOException {
+        if (((Integer) Files.getAttribute(directory, "unix:uid")) != uid) {
+            Files.setAttribute(socket, "unix:uid", uid);
+            Files.setAttribute(directory, "unix:uid", uid);
+        }
+    }
+
+    private static Set<Integer> forwardPorts(SpawnPolicy policy) {
+        Set<Integer> ports = new TreeSet<>();
+        policy.forwards().forEach(entry -> ports.add(entry.target().port()));
+        return ports;
+    }
+
+    /** The spawn's id as a file-name part: letters, digits, dot, dash and underscore, at most 40. */
+    private static String safe(String id) {
+        String clean = id.replaceAll("[^A-Za-z0-9._-]", "_").toLowerCase(Locale.ROOT);
+        return clean.length() > 40 ? clean.substring(0, 40) : clean;
+    }
+
+    private static void removeQuietly(Path socket, Path directory) {
+        try {
+            Files.deleteIfExists(socket);
+            Files.deleteIfExists(directory);
+        } catch (IOException e) {
+            log.warn("could not remove {}: {}", directory, e.toString());
+        }
+    }
+
+    /** The open spawns. */
+    public List<SpawnHandle> spawns() {
+        return List.copyOf(spawns.values());
+    }
+
+    /** The transport in use: {@code epoll} or {@code nio}. */
+    public String transport() {
+        return transport.name();
+    }
+
+    /**
+     * Closes every spawn (removing their directories), then the event loops and what the relay
+     * built for itself. Not from an event loop thread.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        List<RuntimeException> failures = new ArrayList<>();
+        for (SpawnHandle handle : spawns()) {
+            try {
+                handle.close();
+            } catch (RuntimeException e) {
+                failures.add(e);
+            }
+        }
+        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        for (AutoCloseable resource : owned.reversed()) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                failures.add(e instanceof RuntimeException r ? r : new UncheckedIOException(new IOException(e)));
+            }
+        }
+        if (!failures.isEmpty()) {
+            RuntimeException first = failures.getFirst();
+            failures.stream().skip(1).forEach(first::addSuppressed);
+            throw first;
+        }
+    }
+
+    /**
+     * How to build a relay. Every part has a real default: the best transport, one event loop
+     * thread per core, the system temporary directory as parent, the decision log of the
+     * host configuration, this host's owner check built from the host configuration's owner part
+     * (owned and closed by the relay, fed with the relay's wall processes), and the policy's
+     * decider over netty DNS.
+     */
+    public static final class Builder {
+        private final HostConfig host;
+        private Transport transport;
+        private EventLoopGroup loops;
+        private Path parent;
+        private DecisionSink decisions;
+        private OwnerCheck ownerCheck;
+        private WallProcesses wall;
+        private Judge judge;
+        private InstantSource clock = InstantSource.system();
+        private int threads = Runtime.getRuntime().availableProcessors();
+
+        private Builder(HostConfig host) {
+            this.host = Objects.requireNonNull(host, "host");
+        }
+
+        /** The parent of the spawns' directories; it must exist. */
+        public Builder directory(Path parent) {
+            this.parent = Objects.requireNonNull(parent, "parent");
+            return this;
+        }
+
+        /** Where decision records go instead of the host configuration's log. */
+        public Builder decisions(DecisionSink sink) {
+            this.decisions = Objects.requireNonNull(sink, "sink");
+            return this;
+        }
+
+        /**
+         * The owner check for targets on this host, instead of the system's (kept open by the caller);
+         * {@link OwnerCheck#failClosed} refuses every such target with {@code owner-error}.
+         */
+        public Builder ownerCheck(OwnerCheck check) {
+            this.ownerCheck = Objects.requireNonNull(check, "check");
+            return this;
+        }
+
+        /** The set that collects the pids of the wall's processes (peers of spawn sockets). */
+        public Builder wallProcesses(WallProcesses processes) {
+            this.wall = Objects.requireNonNull(processes, "processes");
+            return this;
+        }
+
+        /** Decides connections instead of the policy's decider (tests, embedding). */
+        public Builder judge(Judge judge) {
+            this.judge = Objects.requireNonNull(judge, "judge");
+            return this;
+        }
+
+        public Builder transport(Transport transport) {
+            this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /** The number of event loop threads shared by every spawn; default: one per core. */
+        public Builder threads(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("threads: " + count + " (expected: >= 1)");
+            }
+            this.threads = count;
+            return this;
+        }
+
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Relay start() throws IOException {
+            List<AutoCloseable> owned = new ArrayList<>();
+            try {
+                if (transport == null) {
+                    transport = Transport.best();
+                }
+                loops = new MultiThreadIoEventLoopGroup(threads, transport.io());
+                if (parent == null) {
+                    parent = Path.of(System.getProperty("java.io.tmpdir"));
+                }
+                if (wall == null) {
+                    wall = WallProcesses.withSelf();
+                }
+                if (ownerCheck == null) {
+                    ManagedOwnerCheck system = OwnerChecks.system(host.owner(), wall);
+                    owned.add(system);
+                    ownerCheck = system;
+                }
+                if (decisions == null) {
+                    JsonLineSink sink = host.log().file().isPresent()
+                            ? JsonLineSink.toFile(host.log().file().get())
+                            : JsonLineSink.toStandardError();
+                    owned.add(sink);
+                    decisions = sink;
+                }
+                if (judge == null) {
+                    judge = Deciders.real(host, ownerCheck, owned);
+                }
+                return new Relay(this, judge, decisions, owned);
+            } catch (IOException | RuntimeException e) {
+                if (loops != null) {
+                    loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                }
+                for (AutoCloseable resource : owned.reversed()) {
+                    try {
+                        resource.close();
+                    } catch (Exception suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                }
+                throw e;
+            }
+        }
+    }
+}

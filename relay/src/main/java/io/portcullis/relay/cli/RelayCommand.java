@@ -1,0 +1,150 @@
+package io.portcullis.relay.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.portcullis.relay.Relay;
+import io.portcullis.relay.SpawnHandle;
+import io.portcullis.relay.config.HostConfigJson;
+import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.SpawnPolicy;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code portcullis relay}: one spawn on its own relay, until the wall's lifeline ends (SPEC R5). */
+@Command(
+        name = "relay",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Opens one spawn: a fresh directory (0700) holding a unix socket (0600) for the spawn's entry, then prints "
+                    + "one JSON line when it listens:",
+            "  {\"socket\", \"proxyPort\", \"forwards\", \"door\", \"tokenFile\"}",
+            "It runs until its standard input closes (the wall's lifeline), SIGTERM or SIGINT, then removes the "
+                    + "directory. One JSON decision line per connection goes to standard error or the host's log.file.",
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:stopped cleanly", "1:the relay failed", "2:usage or configuration error"})
+final class RelayCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Spec
+    CommandSpec spec;
+
+    @ParentCommand
+    Main main;
+
+    @Option(names = "--spawn", required = true, paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
+    Path spawnFile;
+
+    @Option(names = "--host", paramLabel = "FILE", description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
+    Path hostFile;
+
+    @Option(names = "--dir", paramLabel = "PARENT",
+            description = "Where the spawn's directory is made; default: the system's temporary directory.")
+    Path parent;
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        List<String> problems = new ArrayList<>();
+        SpawnPolicy spawn = ConfigFiles.load(() -> SpawnPolicyJson.read(spawnFile), problems);
+        HostConfig host = hostFile == null ? HostConfig.DEFAULTS : ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
+        if (parent != null && !Files.isDirectory(parent)) {
+            problems.add("--dir: " + parent + " (expected: an existing directory)");
+        }
+        if (!problems.isEmpty()) {
+            problems.forEach(err::println);
+            err.flush();
+            return 2;
+        }
+        Relay.Builder builder = Relay.builder(host);
+        if (parent != null) {
+            builder.directory(parent);
+        }
+        Relay relay;
+        try {
+            relay = builder.start();
+        } catch (IOException e) {
+            err.println("portcullis relay: cannot start: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        Thread stopOnSignal = new Thread(() -> {
+            stop(relay, err);
+            // A signal is a clean stop for the wall: exit 0 once the directory is gone.
+            Runtime.getRuntime().halt(0);
+        }, "relay-stop");
+        Runtime.getRuntime().addShutdownHook(stopOnSignal);
+        try {
+            SpawnHandle handle = relay.open(spawn);
+            PrintWriter out = spec.commandLine().getOut();
+            out.println(ready(handle));
+            out.flush();
+            awaitEnd(main.stdin());
+            return 0;
+        } catch (IOException e) {
+            err.println("portcullis relay: cannot open spawn " + spawn.id() + ": " + e.getMessage());
+            err.flush();
+            return 1;
+        } finally {
+            stop(relay, err);
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopOnSignal);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook is running already and will halt.
+            }
+        }
+    }
+
+    /** The ready line (SPEC R5). */
+    static String ready(SpawnHandle handle) {
+        ObjectNode line = JSON.createObjectNode();
+        line.put("socket", handle.socket().toString());
+        line.put("proxyPort", handle.proxyPort());
+        var forwards = line.putArray("forwards");
+        handle.forwards().forEach(forwards::add);
+        if (handle.door().isPresent()) {
+            line.put("door", handle.door().getAsInt());
+        } else {
+            line.putNull("door");
+        }
+        if (handle.tokenFile().isPresent()) {
+            line.put("tokenFile", handle.tokenFile().get().toString());
+        } else {
+            line.putNull("tokenFile");
+        }
+        return line.toString();
+    }
+
+    private static void awaitEnd(InputStream lifeline) {
+        byte[] sink = new byte[512];
+        try {
+            while (lifeline.read(sink) != -1) {
+                // The wall writes nothing; only the end of the stream matters.
+            }
+        } catch (IOException e) {
+            // A broken lifeline ends the spawn like a closed one.
+        }
+    }
+
+    private static synchronized void stop(Relay relay, PrintWriter err) {
+        try {
+            relay.close();
+        } catch (RuntimeException e) {
+            err.println("portcullis relay: while stopping: " + e);
+            err.flush();
+        }
+    }
+
+}

@@ -1,0 +1,164 @@
+package io.portcullis.relay.observe;
+
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import io.portcullis.owner.OwnerEvidence;
+import io.portcullis.relay.policy.DenyCode;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What one connection did so far; it becomes a {@link Decision} exactly once, when the client's
+ * channel closes. Confined to that channel's event loop: handlers hop back to it before they
+ * write here.
+ */
+public final class ConnectionRecord {
+    private static final AttributeKey<ConnectionRecord> KEY = AttributeKey.valueOf(ConnectionRecord.class, "record");
+
+    private final String spawn;
+    private final long id;
+    private final InstantSource clock;
+    private final Instant start;
+    private final DecisionSink sink;
+
+    private String kind = "unknown";
+    private String target;
+    private List<String> resolved = List.of();
+    private String dialed;
+    private String verdict;
+    private DenyCode code;
+    private OwnerEvidence owner;
+    private long bytesUp;
+    private long bytesDown;
+    private boolean connected;
+    private boolean finished;
+
+    private ConnectionRecord(String spawn, long id, InstantSource clock, DecisionSink sink) {
+        this.spawn = Objects.requireNonNull(spawn, "spawn");
+        this.id = id;
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.start = clock.instant();
+        this.sink = Objects.requireNonNull(sink, "sink");
+    }
+
+    /** Starts the record of {@code channel}'s connection; it is written when the channel closes. */
+    public static ConnectionRecord attach(Channel channel, String spawn, long id, InstantSource clock, DecisionSink sink) {
+        ConnectionRecord record = new ConnectionRecord(spawn, id, clock, sink);
+        channel.attr(KEY).set(record);
+        // As a task, so that the line is written after every other close listener (budgets) ran.
+        channel.closeFuture().addListener(f -> channel.eventLoop().execute(record::finish));
+        return record;
+    }
+
+    /** The record of {@code channel}'s connection. */
+    public static ConnectionRecord of(Channel channel) {
+        ConnectionRecord record = channel.attr(KEY).get();
+        if (record == null) {
+            throw new IllegalStateException("channel " + channel + ": no connection record (expected: attached on accept)");
+        }
+        return record;
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public String spawn() {
+        return spawn;
+    }
+
+    public void kind(String value) {
+        kind = Objects.requireNonNull(value, "kind");
+    }
+
+    public void target(String value) {
+        target = value;
+    }
+
+    public void resolved(List<InetAddress> addresses) {
+        resolved = addresses.stream().map(InetAddress::getHostAddress).toList();
+    }
+
+    public void owner(OwnerEvidence evidence) {
+        owner = evidence;
+    }
+
+    /** The relay decided to let it through; the line says allow once an address answered, else client-closed. */
+    public void allowed() {
+        if (verdict == null) {
+            verdict = Decision.ALLOW;
+        }
+    }
+
+    /** The relay is about to dial {@code address}; the line names the last address dialed. */
+    public void dialing(InetSocketAddress address) {
+        dialed = address.getAddress().getHostAddress() + ":" + address.getPort();
+    }
+
+    /** The last address dialed answered; the tunnel is up. */
+    public void connected() {
+        connected = true;
+    }
+
+    /** Refused; the first refusal or failure stands. */
+    public void deny(DenyCode reason) {
+        settle(Decision.DENY, reason);
+    }
+
+    /** Allowed but failed (upstream unreachable, a relay error). The first refusal or failure stands. */
+    public void fail(DenyCode reason) {
+        settle(Decision.ERROR, reason);
+    }
+
+    private void settle(String outcome, DenyCode reason) {
+        Objects.requireNonNull(reason, "reason");
+        if (code == null) {
+            verdict = outcome;
+            code = reason;
+        }
+    }
+
+    public void up(long bytes) {
+        bytesUp += bytes;
+    }
+
+    public void down(long bytes) {
+        bytesDown += bytes;
+    }
+
+    /** The code that settled this connection, or null. */
+    public DenyCode code() {
+        return code;
+    }
+
+    /** Writes the decision line; later calls do nothing. */
+    public void finish() {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        if (code == null && !connected) {
+            fail(DenyCode.CLIENT_CLOSED);
+        }
+        Instant end = clock.instant();
+        sink.accept(new Decision(
+                start.toString(),
+                spawn,
+                id,
+                kind,
+                target,
+                resolved,
+                dialed,
+                verdict,
+                code == null ? null : code.code(),
+                owner,
+                bytesUp,
+                bytesDown,
+                Math.max(0, Duration.between(start, end).toMillis())));
+    }
+}

@@ -1,0 +1,61 @@
+package io.portcullis.relay.observe;
+
+import io.portcullis.owner.OwnerEvidence;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The decision line of one connection (SPEC R17), written once when the connection ends. The
+ * component names are the JSON field names and do not change.
+ *
+ * @param time when the connection was accepted, ISO-8601 UTC
+ * @param spawn the spawn's id
+ * @param connection the connection id, unique within the relay process
+ * @param kind {@code proxy}, {@code forward}, {@code door}, or {@code unknown} before a valid preamble
+ * @param target the requested target as the client sent it; null when none was read
+ * @param resolved every address the target resolved to, in answer order
+ * @param dialed the last address the relay dialed ({@code ip:port}); null when it dialed none
+ * @param verdict {@code allow}, {@code deny}, or {@code error} (allowed, but the upstream failed)
+ * @param code the deny or error code; null when allowed and connected
+ * @param owner the owner check's evidence; null when the owner check was not asked
+ * @param bytesUp bytes copied from the client to the target
+ * @param bytesDown bytes copied from the target to the client
+ * @param durationMillis from accept to close
+ */
+public record Decision(
+        String time,
+        String spawn,
+        long connection,
+        String kind,
+        String target,
+        List<String> resolved,
+        String dialed,
+        String verdict,
+        String code,
+        OwnerEvidence owner,
+        long bytesUp,
+        long bytesDown,
+        long durationMillis) {
+
+    public static final String ALLOW = "allow";
+    public static final String DENY = "deny";
+    public static final String ERROR = "error";
+
+    public Decision {
+        Objects.requireNonNull(time, "time");
+        Objects.requireNonNull(spawn, "spawn");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(verdict, "verdict");
+        resolved = List.copyOf(resolved);
+        if (!verdict.equals(ALLOW) && !verdict.equals(DENY) && !verdict.equals(ERROR)) {
+            throw new IllegalArgumentException("verdict: " + verdict + " (expected: allow, deny or error)");
+        }
+        if (verdict.equals(ALLOW) != (code == null)) {
+            throw new IllegalArgumentException("code: " + code + " (expected: null exactly when allowed)");
+        }
+        if (bytesUp < 0 || bytesDown < 0 || durationMillis < 0) {
+            throw new IllegalArgumentException("bytesUp/bytesDown/durationMillis: " + bytesUp + "/" + bytesDown + "/"
+                    + durationMillis + " (expected: >= 0)");
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package io.portcullis.relay.observe;
+
+/**
+ * Where decision records go. Called on an event loop, so an implementation must not block; it
+ * must not throw either (a broken log never breaks a connection).
+ */
+@FunctionalInterface
+public interface DecisionSink {
+
+    void accept(Decision decision);
+}

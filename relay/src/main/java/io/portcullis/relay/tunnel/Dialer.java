@@ -1,0 +1,90 @@
+package io.portcullis.relay.tunnel;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerAdapter;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.portcullis.relay.policy.DenyCode;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * Connects to the checked addresses in order, the next one on failure, each with its own connect
+ * timeout (SPEC R9, R16). It dials nothing else: the addresses are the ones the policy judged.
+ */
+public final class Dialer {
+    private final Transport transport;
+    private final int connectTimeoutMillis;
+
+    public Dialer(Transport transport, int connectTimeoutMillis) {
+        this.transport = Objects.requireNonNull(transport, "transport");
+        if (connectTimeoutMillis < 1) {
+            throw new IllegalArgumentException("connectTimeoutMillis: " + connectTimeoutMillis + " (expected: >= 1)");
+        }
+        this.connectTimeoutMillis = connectTimeoutMillis;
+    }
+
+    /** A connected channel and the address it reached, or the code of the last failure. */
+    public sealed interface Outcome permits Connected, Failed {}
+
+    /** The channel is connected, has auto-read off and no handlers yet. */
+    public record Connected(Channel channel, InetSocketAddress address) implements Outcome {}
+
+    /** Every address failed: {@code connect-timeout} when each timed out, else {@code connect-failed}. */
+    public record Failed(DenyCode code, String detail) implements Outcome {}
+
+    /**
+     * Dials {@code addresses} on {@code loop}; completes on that loop.
+     *
+     * @param attempt told of each address before it is dialed
+     */
+    public CompletableFuture<Outcome> dial(EventLoop loop, List<InetSocketAddress> addresses, Consumer<InetSocketAddress> attempt) {
+        if (addresses.isEmpty()) {
+            throw new IllegalArgumentException("addresses: [] (expected: at least one checked address)");
+        }
+        CompletableFuture<Outcome> result = new CompletableFuture<>();
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loop)
+                .channelFactory(transport.tcp())
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
+                .handler(Placeholder.INSTANCE);
+        next(bootstrap, List.copyOf(addresses), 0, true, attempt, result);
+        return result;
+    }
+
+    private static void next(Bootstrap bootstrap, List<InetSocketAddress> addresses, int index, boolean allTimedOut,
+            Consumer<InetSocketAddress> attempt, CompletableFuture<Outcome> result) {
+        InetSocketAddress address = addresses.get(index);
+        attempt.accept(address);
+        ChannelFuture connect = bootstrap.connect(address);
+        connect.addListener(f -> {
+            if (f.isSuccess()) {
+                connect.channel().pipeline().remove(Placeholder.INSTANCE);
+                result.complete(new Connected(connect.channel(), address));
+                return;
+            }
+            boolean timedOut = allTimedOut && f.cause() instanceof ConnectTimeoutException;
+            if (index + 1 < addresses.size()) {
+                next(bootstrap, addresses, index + 1, timedOut, attempt, result);
+            } else {
+                DenyCode code = timedOut ? DenyCode.CONNECT_TIMEOUT : DenyCode.CONNECT_FAILED;
+                result.complete(new Failed(code, address + ": " + f.cause().getMessage()));
+            }
+        });
+    }
+
+    /** Bootstrap wants a handler; the tunnel installs the real ones once connected. */
+    @Sharable
+    private static final class Placeholder extends ChannelHandlerAdapter {
+        static final Placeholder INSTANCE = new Placeholder();
+    }
+}

@@ -1,0 +1,160 @@
+package io.portcullis.relay.tunnel;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.portcullis.relay.observe.ConnectionRecord;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Copies bytes both ways between a client and its upstream, with backpressure: each side reads
+ * its next chunk only after the previous one was written to the other side. An end of input on
+ * one side becomes a half-close of the other; when both inputs have ended, or either side
+ * closes, or no byte moved either way for the idle time, both close.
+ */
+public final class Splice {
+    private static final Logger log = LoggerFactory.getLogger(Splice.class);
+
+    private final Channel client;
+    private final Channel upstream;
+    private final long connection;
+    private int inputsEnded;
+
+    private Splice(Channel client, Channel upstream, long connection) {
+        this.client = client;
+        this.upstream = upstream;
+        this.connection = connection;
+    }
+
+    /**
+     * Starts copying. Both channels must be on the same event loop, with auto-read off and
+     * half-closure allowed; {@code early} (client bytes read before the tunnel was up, possibly
+     * empty) goes upstream first and is released here.
+     */
+    public static void join(Channel client, Channel upstream, ByteBuf early, long idleMillis) {
+        if (client.eventLoop() != upstream.eventLoop()) {
+            early.release();
+            throw new IllegalArgumentException("upstream: " + upstream + " (expected: on the client's event loop)");
+        }
+        ConnectionRecord record = ConnectionRecord.of(client);
+        Splice splice = new Splice(client, upstream, record.id());
+        client.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
+        client.pipeline().addLast("copy-up", splice.new Copier(upstream, record::up));
+        upstream.pipeline().addLast("copy-down", splice.new Copier(client, record::down));
+        // The client may have ended its input before the tunnel was up; that end is not read again.
+        boolean clientEnded = client instanceof DuplexChannel duplex && duplex.isInputShutdown();
+        if (early.isReadable()) {
+            record.up(early.readableBytes());
+            upstream.writeAndFlush(early).addListener(clientEnded ? splice.endOr(upstream) : splice.readNextOr(client));
+        } else {
+            early.release();
+            if (clientEnded) {
+                splice.inputEnded(upstream);
+            } else {
+                client.read();
+            }
+        }
+        upstream.read();
+    }
+
+    private ChannelFutureListener endOr(Channel peer) {
+        return written -> {
+            if (written.isSuccess()) {
+                inputEnded(peer);
+            } else {
+                closeBoth();
+            }
+        };
+    }
+
+    private ChannelFutureListener readNextOr(Channel source) {
+        return written -> {
+            if (written.isSuccess()) {
+                source.read();
+            } else {
+                closeBoth();
+            }
+        };
+    }
+
+    private void inputEnded(Channel peer) {
+        inputsEnded++;
+        if (inputsEnded == 2 || !(peer instanceof DuplexChannel duplex)) {
+            closeBoth();
+            return;
+        }
+        peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(flushed -> {
+            if (flushed.isSuccess()) {
+                duplex.shutdownOutput();
+            } else {
+                closeBoth();
+            }
+        });
+    }
+
+    private void closeBoth() {
+        flushAndClose(client);
+        flushAndClose(upstream);
+    }
+
+    private static void flushAndClose(Channel channel) {
+        if (channel.isActive()) {
+            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            channel.close();
+        }
+    }
+
+    /** Copies what its channel reads to the peer. */
+    private final class Copier extends ChannelInboundHandlerAdapter {
+        private final Channel peer;
+        private final LongConsumer counter;
+
+        Copier(Channel peer, LongConsumer counter) {
+            this.peer = peer;
+            this.counter = counter;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof ByteBuf bytes) {
+                counter.accept(bytes.readableBytes());
+            }
+            peer.writeAndFlush(msg).addListener(readNextOr(ctx.channel()));
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+            if (event instanceof ChannelInputShutdownEvent) {
+                inputEnded(peer);
+            } else if (event instanceof IdleStateEvent) {
+                log.debug("connection {}: idle, closing", connection);
+                closeBoth();
+            } else {
+                ctx.fireUserEventTriggered(event);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            closeBoth();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("connection {}: {} side failed: {}", connection, ctx.channel() == client ? "client" : "upstream",
+                    cause.toString());
+            closeBoth();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.portcullis.relay.tunnel;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * One I/O transport for both sides of a connection, so the outbound channel can live on the
+ * inbound channel's event loop: epoll when the native library loads, NIO otherwise.
+ *
+ * @param name {@code epoll} or {@code nio}
+ * @param io the event loops' I/O handler
+ * @param domainServer the spawn socket's listening channel
+ * @param tcp the outbound channel to a checked address
+ * @param peers reads the peer's pid and uid of an accepted spawn-socket connection
+ */
+public record Transport(
+        String name,
+        IoHandlerFactory io,
+        ChannelFactory<? extends ServerChannel> domainServer,
+        ChannelFactory<? extends Channel> tcp,
+        PeerReader peers) {
+
+    public Transport {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(io, "io");
+        Objects.requireNonNull(domainServer, "domainServer");
+        Objects.requireNonNull(tcp, "tcp");
+        Objects.requireNonNull(peers, "peers");
+    }
+
+    /** Epoll when available, else NIO. */
+    public static Transport best() {
+        return Epoll.isAvailable() ? epoll() : nio();
+    }
+
+    public static Transport epoll() {
+        Epoll.ensureAvailability();
+        return new Transport("epoll", new EpollKeepRegistered(), EpollServerDomainSocketChannel::new,
+                EpollSocketChannel::new, Transport::epollPeer);
+    }
+
+    /**
+     * NIO: the JDK gives no peer pid or uid of a unix socket connection, so every peer reads as
+     * unknown, and a spawn with {@code peerUid} refuses every connection.
+     */
+    public static Transport nio() {
+        return new Transport("nio", NioIoHandler.newFactory(), NioServerDomainSocketChannel::new,
+                NioSocketChannel::new, channel -> null);
+    }
+
+    /** The address to bind the spawn socket to. */
+    public SocketAddress domainAddress(Path socket) {
+        return name.equals("epoll") ? new DomainSocketAddress(socket.toString()) : UnixDomainSocketAddress.of(socket);
+    }
+
+    private static Peer epollPeer(Channel channel) throws IOException {
+        var credentials = ((EpollDomainSocketChannel) channel).peerCredentials();
+        return new Peer(credentials.pid(), credentials.uid());
+    }
+
+    /** The process at the other end of a spawn-socket connection (SO_PEERCRED). */
+    public record Peer(long pid, int uid) {}
+
+    /** Reads the peer of an accepted connection; null when the transport cannot tell. */
+    @FunctionalInterface
+    public interface PeerReader {
+        Peer read(Channel channel) throws IOException;
+    }
+}

@@ -1,0 +1,94 @@
+package io.portcullis.relay.tunnel;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Verdict;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The steps every tunnel takes after its target is known: wait for the verdict, dial exactly the
+ * checked addresses, then copy both ways. Each kind says how it answers: the proxy writes
+ * {@code 200} or an error reply, a forward says nothing or closes.
+ */
+public final class Tunnels {
+    private static final Logger log = LoggerFactory.getLogger(Tunnels.class);
+
+    private final Dialer dialer;
+    private final long idleMillis;
+
+    public Tunnels(Dialer dialer, long idleMillis) {
+        this.dialer = Objects.requireNonNull(dialer, "dialer");
+        if (idleMillis < 1) {
+            throw new IllegalArgumentException("idleMillis: " + idleMillis + " (expected: >= 1)");
+        }
+        this.idleMillis = idleMillis;
+    }
+
+    /**
+     * Opens the tunnel of {@code client} once {@code verdict} completes. The client channel must
+     * have auto-read off. {@code early} holds client bytes that arrived before the tunnel was up
+     * and is released here in every case.
+     *
+     * @param established called on the event loop right before copying starts
+     * @param refused called on the event loop with the deny or failure code; the record is settled
+     */
+    public void open(Channel client, CompletableFuture<Verdict> verdict, ByteBuf early,
+            Consumer<Channel> established, BiConsumer<Channel, DenyCode> refused) {
+        ConnectionRecord record = ConnectionRecord.of(client);
+        verdict.whenCompleteAsync((answer, error) -> {
+            if (error != null) {
+                log.warn("connection {}: the decision failed: {}", record.id(), error.toString());
+                early.release();
+                record.fail(DenyCode.RELAY_ERROR);
+                refused.accept(client, DenyCode.RELAY_ERROR);
+                return;
+            }
+            record.resolved(answer.resolved());
+            record.owner(answer.owner());
+            switch (answer) {
+                case Verdict.Deny deny -> {
+                    early.release();
+                    record.deny(deny.code());
+                    refused.accept(client, deny.code());
+                }
+                case Verdict.Allow allow -> dial(client, allow, early, established, refused);
+            }
+        }, client.eventLoop());
+    }
+
+    private void dial(Channel client, Verdict.Allow allow, ByteBuf early,
+            Consumer<Channel> established, BiConsumer<Channel, DenyCode> refused) {
+        ConnectionRecord record = ConnectionRecord.of(client);
+        record.allowed();
+        if (!client.isActive()) {
+            early.release();
+            return;
+        }
+        dialer.dial(client.eventLoop(), allow.dial(), record::dialing).thenAccept(outcome -> {
+            switch (outcome) {
+                case Dialer.Connected connected when client.isActive() -> {
+                    record.connected();
+                    established.accept(client);
+                    Splice.join(client, connected.channel(), early, idleMillis);
+                }
+                case Dialer.Connected connected -> {
+                    early.release();
+                    connected.channel().close();
+                }
+                case Dialer.Failed failed -> {
+                    early.release();
+                    log.debug("connection {}: {}", record.id(), failed.detail());
+                    record.fail(failed.code());
+                    refused.accept(client, failed.code());
+                }
+            }
+        });
+    }
+}

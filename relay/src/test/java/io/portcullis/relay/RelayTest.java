@@ -1,0 +1,491 @@
+package io.portcullis.relay;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.portcullis.entry.wire.Preamble;
+import io.portcullis.entry.wire.Preamble.Kind;
+import io.portcullis.owner.OwnerConfig;
+import io.portcullis.owner.WallProcesses;
+import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.DenyList;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Request;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Verdict;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The engine with real unix and TCP sockets on loopback; the judge is a table, the origin a local server. */
+@Timeout(30)
+class RelayTest {
+    private static final int PROXY = 39080;
+    private static final int FORWARD = 5000;
+    private static final int DOOR = 3001;
+
+    @TempDir
+    Path parent;
+
+    private final BlockingQueue<Decision> decisions = new LinkedBlockingQueue<>();
+    private final Map<String, Verdict> verdicts = new ConcurrentHashMap<>();
+    private final WallProcesses wall = new WallProcesses();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+    private HostConfig.Limits limits = HostConfig.DEFAULTS.limits();
+    private Relay relay;
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable resource : closing.reversed()) {
+            resource.close();
+        }
+        if (relay != null) {
+            relay.close();
+        }
+    }
+
+    private SpawnHandle open(String json) throws IOException, ConfigException {
+        HostConfig host = new HostConfig(DenyList.DEFAULT, List.of(), List.of(), HostConfig.Dns.DEFAULTS,
+                OwnerConfig.DEFAULTS, limits, HostConfig.Log.DEFAULTS);
+        relay = Relay.builder(host)
+                .directory(parent)
+                .decisions(decisions::add)
+                .wallProcesses(wall)
+                .judge(this::judge)
+                .start();
+        return relay.open(SpawnPolicyJson.parse("spawn.json", json));
+    }
+
+    private SpawnHandle open() throws IOException, ConfigException {
+        return open("""
+                {"id": "studio", "hosts": [{"target": "127.0.0.1:5000", "scheme": "tcp"}],
+                 "door": {"port": 3001, "routes": [], "tokenFile": "/nonexistent/token"}}""");
+    }
+
+    private CompletableFuture<Verdict> judge(SpawnPolicy spawn, Request request) {
+        Verdict verdict = verdicts.get(request.shown());
+        return CompletableFuture.completedFuture(verdict != null ? verdict : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
+    }
+
+    private void allow(String shown, InetSocketAddress... dial) {
+        verdicts.put(shown, new Verdict.Allow(List.of(dial), List.of(InetAddress.getLoopbackAddress()), "test"));
+    }
+
+    private <T extends AutoCloseable> T closing(T resource) {
+        closing.add(resource);
+        return resource;
+    }
+
+    private Decision nextDecision() throws InterruptedException {
+        Decision decision = decisions.poll(10, TimeUnit.SECONDS);
+        assertNotNull(decision, "no decision line within 10 s");
+        return decision;
+    }
+
+    private SpawnClient tunnel(SpawnHandle spawn, String target) throws IOException {
+        return closing(SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort(),
+                "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n"));
+    }
+
+    @Test
+    void theSpawnSocketIsPrivateAndGoneAfterClose() throws Exception {
+        SpawnHandle spawn = open();
+
+        assertEquals(parent, spawn.directory().getParent());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(spawn.directory())));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(spawn.socket())));
+        assertEquals(List.of(FORWARD), spawn.forwards());
+        assertEquals(DOOR, spawn.door().orElseThrow());
+        spawn.close();
+
+        assertFalse(Files.exists(spawn.directory()));
+        assertTrue(relay.spawns().isEmpty());
+        assertThrows(IOException.class, () -> SpawnClient.open(spawn.socket(), Kind.PROXY, PROXY));
+    }
+
+    @Test
+    void closingTheRelayRemovesEverySpawnDirectory() throws Exception {
+        SpawnHandle first = open();
+        SpawnHandle second = relay.open(SpawnPolicyJson.parse("other.json", "{\"id\": \"other\", \"hosts\": []}"));
+
+        relay.close();
+
+        assertFalse(Files.exists(first.directory()));
+        assertFalse(Files.exists(second.directory()));
+        try (var left = Files.list(parent)) {
+            assertEquals(0, left.count());
+        }
+    }
+
+    @Test
+    void aSecondSpawnWithTheSameIdIsRefused() throws Exception {
+        open();
+        assertThrows(IllegalStateException.class,
+                () -> relay.open(SpawnPolicyJson.parse("again.json", "{\"id\": \"studio\", \"hosts\": []}")));
+    }
+
+    @Test
+    void anAllowedConnectIsTunnelledAndLogged() throws Exception {
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+        client.write("ping");
+        assertEquals("ping", new String(client.readExactly(4), StandardCharsets.US_ASCII));
+        client.shutdownOutput();
+        assertEquals(0, client.readToEnd().length);
+
+        Decision decision = nextDecision();
+        assertEquals("proxy", decision.kind());
+        assertEquals("origin.test:443", decision.target());
+        assertEquals("allow", decision.verdict());
+        assertNull(decision.code());
+        assertEquals("127.0.0.1:" + origin.port(), decision.dialed());
+        assertEquals(List.of("127.0.0.1"), decision.resolved());
+        assertEquals(4, decision.bytesUp());
+        assertEquals(4, decision.bytesDown());
+        assertEquals("studio", decision.spawn());
+        assertTrue(wall.contains(ProcessHandle.current().pid()), "the peer pid is a wall process");
+    }
+
+    @Test
+    void bytesSentWithTheConnectGoUpstreamAfterTheTunnelIsUp() throws Exception {
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort()));
+        client.write("CONNECT origin.test:443 HTTP/1.1\r\n\r\nearly");
+
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+        assertEquals("early", new String(client.readExactly(5), StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void theNextCheckedAddressIsDialedWhenOneFails() throws Exception {
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        InetSocketAddress closed = closedPort();
+        SpawnHandle spawn = open();
+        allow("origin.test:443", closed, origin.address());
+
+        SpawnClient client = tunnel(spawn, "origin.test:443");
+
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+        client.close();
+        assertEquals("127.0.0.1:" + origin.port(), nextDecision().dialed());
+    }
+
+    @Test
+    void whenEveryCheckedAddressFailsTheAnswerIs502() throws Exception {
+        InetSocketAddress closed = closedPort();
+        SpawnHandle spawn = open();
+        allow("origin.test:443", closed, closed);
+
+        SpawnClient client = tunnel(spawn, "origin.test:443");
+
+        String head = client.readHead();
+        assertTrue(head.startsWith("HTTP/1.1 502 Bad Gateway\r\n"), head);
+        assertTrue(head.contains("\r\nPortcullis-Error: connect-failed\r\n"), head);
+        Decision decision = nextDecision();
+        assertEquals("error", decision.verdict());
+        assertEquals("connect-failed", decision.code());
+        assertEquals("127.0.0.1:" + closed.getPort(), decision.dialed());
+    }
+
+    @Test
+    void aDeniedConnectIs403AndNothingIsDialed() throws Exception {
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+
+        SpawnClient client = tunnel(spawn, "127.0.0.1:" + origin.port());
+
+        String head = client.readHead();
+        assertTrue(head.startsWith("HTTP/1.1 403 Forbidden\r\n"), head);
+        assertTrue(head.contains("\r\nPortcullis-Deny: not-listed\r\n"), head);
+        assertEquals("not-listed: " + DenyCode.NOT_LISTED.sentence() + "\n",
+                new String(client.readToEnd(), StandardCharsets.UTF_8));
+        assertEquals("not-listed", nextDecision().code());
+        assertEquals(0, origin.acceptedCount());
+    }
+
+    @Test
+    void theClientsHalfCloseReachesTheOriginWhichStillAnswers() throws Exception {
+        LoopbackOrigin origin = closing(new LoopbackOrigin(socket -> {
+            byte[] all = socket.getInputStream().readAllBytes();
+            socket.getOutputStream().write(("got " + all.length).getBytes(StandardCharsets.US_ASCII));
+            socket.shutdownOutput();
+        }));
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+        client.write("0123456789");
+        client.shutdownOutput();
+
+        assertEquals("got 10", new String(client.readToEnd(), StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void theOriginsHalfCloseReachesTheClientWhichStillSends() throws Exception {
+        CompletableFuture<String> received = new CompletableFuture<>();
+        LoopbackOrigin origin = closing(new LoopbackOrigin(socket -> {
+            socket.getOutputStream().write("bye".getBytes(StandardCharsets.US_ASCII));
+            socket.shutdownOutput();
+            received.complete(new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII));
+        }));
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+        assertEquals("bye", new String(client.readToEnd(), StandardCharsets.US_ASCII));
+        client.write("still here");
+        client.shutdownOutput();
+
+        assertEquals("still here", received.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void sixtyFourMebibytesGoThroughUnchanged() throws Exception {
+        int size = 64 << 20;
+        byte[] payload = new byte[size];
+        new Random(42).nextBytes(payload);
+        LoopbackOrigin origin = closing(new LoopbackOrigin(socket -> {
+            socket.getOutputStream().write(payload);
+            socket.shutdownOutput();
+        }));
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+
+        assertArrayEquals(sha256(payload), sha256(client.input()));
+        client.close();
+        assertEquals(size, nextDecision().bytesDown());
+    }
+
+    @Test
+    void aSideWhoseInputEndedStillReceivesWhatItCannotTakeAtOnce() throws Exception {
+        int size = 64 << 20;
+        byte[] payload = new byte[size];
+        new Random(7).nextBytes(payload);
+        LoopbackOrigin origin = closing(new LoopbackOrigin(socket -> {
+            socket.getInputStream().readNBytes(4);
+            socket.getOutputStream().write(payload);
+            socket.shutdownOutput();
+            socket.getInputStream().transferTo(OutputStream.nullOutputStream());
+        }));
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort(),
+                "CONNECT origin.test:443 HTTP/1.1\r\n\r\nget\n"));
+        client.shutdownOutput();
+
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+        byte[] received = client.readToEnd();
+        assertEquals(size, received.length);
+        assertArrayEquals(sha256(payload), sha256(received));
+        assertEquals(size, nextDecision().bytesDown());
+    }
+
+    @Test
+    void anIdleTunnelIsClosed() throws Exception {
+        limits = withIdle(Duration.ofMillis(300));
+        LoopbackOrigin origin = closing(new LoopbackOrigin(socket -> socket.getInputStream().readAllBytes()));
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+        long start = System.nanoTime();
+
+        assertEquals(-1, client.input().read());
+        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(waited >= 250 && waited < 5000, "closed after " + waited + " ms");
+        assertEquals("allow", nextDecision().verdict());
+    }
+
+    @Test
+    void theSpawnsConnectionBudgetAnswers503() throws Exception {
+        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
+                2, 100, 1 << 20);
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+        SpawnClient first = tunnel(spawn, "origin.test:443");
+        SpawnClient second = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", first.readHead());
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", second.readHead());
+
+        SpawnClient third = tunnel(spawn, "origin.test:443");
+        String head = third.readHead();
+        assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
+        assertTrue(head.contains("\r\nPortcullis-Deny: limit-spawn\r\n"), head);
+        assertEquals("limit-spawn", nextDecision().code());
+
+        first.close();
+        assertEquals("allow", nextDecision().verdict());
+        SpawnClient fourth = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", fourth.readHead());
+    }
+
+    @Test
+    void theRelaysConnectionBudgetCoversEverySpawn() throws Exception {
+        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
+                10, 1, 1 << 20);
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+        SpawnHandle other = relay.open(SpawnPolicyJson.parse("other.json", "{\"id\": \"other\", \"hosts\": []}"));
+        allow("origin.test:443", origin.address());
+        SpawnClient first = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", first.readHead());
+
+        SpawnClient second = tunnel(other, "origin.test:443");
+
+        String head = second.readHead();
+        assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
+        assertTrue(head.contains("\r\nPortcullis-Deny: limit-relay\r\n"), head);
+        Decision decision = nextDecision();
+        assertEquals("other", decision.spawn());
+        assertEquals("limit-relay", decision.code());
+    }
+
+    @Test
+    void aPeerOfAnotherUidIsClosedBeforeAByteIsRead() throws Exception {
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open("""
+                {"id": "studio", "hosts": [], "peerUid": 54321}""");
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = closing(SpawnClient.connect(spawn.socket()));
+        try {
+            client.write(new Preamble(Kind.PROXY, spawn.proxyPort()).encode());
+            client.write("CONNECT origin.test:443 HTTP/1.1\r\n\r\n");
+        } catch (IOException closedAlready) {
+            // The relay may have closed the connection before this write: that is the point.
+        }
+
+        assertEquals(0, client.readToEnd().length);
+        assertEquals(54321, Files.getAttribute(spawn.socket(), "unix:uid"));
+        Decision decision = nextDecision();
+        assertEquals("deny", decision.verdict());
+        assertEquals("peer-uid", decision.code());
+        assertNull(decision.target());
+        assertEquals(0, origin.acceptedCount());
+    }
+
+    @Test
+    void anAllowedForwardCopiesRawBytes() throws Exception {
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+        allow("forward:5000", origin.address());
+
+        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.FORWARD, FORWARD));
+        client.write("raw bytes");
+        client.shutdownOutput();
+
+        assertEquals("raw bytes", new String(client.readToEnd(), StandardCharsets.US_ASCII));
+        Decision decision = nextDecision();
+        assertEquals("forward", decision.kind());
+        assertEquals("forward:5000", decision.target());
+        assertEquals("allow", decision.verdict());
+        assertEquals(9, decision.bytesUp());
+    }
+
+    @Test
+    void aRefusedForwardIsClosedWithoutAWord() throws Exception {
+        SpawnHandle spawn = open();
+
+        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.FORWARD, FORWARD));
+        client.write("raw bytes");
+
+        assertEquals(0, client.readToEnd().length);
+        assertEquals("not-listed", nextDecision().code());
+    }
+
+    @Test
+    void aDoorConnectionIsClosedUntilDoorsAreServed() throws Exception {
+        SpawnHandle spawn = open();
+
+        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.DOOR, DOOR));
+        client.write("GET /kiosk/state HTTP/1.1\r\n\r\n");
+
+        assertEquals(0, client.readToEnd().length);
+        Decision decision = nextDecision();
+        assertEquals("door", decision.kind());
+        assertEquals("door-not-yet", decision.code());
+    }
+
+    @Test
+    void aPreambleForAPortThisSpawnDoesNotServeIsClosed() throws Exception {
+        SpawnHandle spawn = open();
+
+        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.FORWARD, 5001));
+
+        assertEquals(0, client.readToEnd().length);
+        assertEquals("bad-preamble", nextDecision().code());
+    }
+
+    private static HostConfig.Limits withIdle(Duration idle) {
+        HostConfig.Limits d = HostConfig.DEFAULTS.limits();
+        return new HostConfig.Limits(d.headerBytes(), d.headerTimeout(), d.connectTimeout(), idle,
+                d.spawnConnections(), d.relayConnections(), d.doorBodyBytes());
+    }
+
+    private static InetSocketAddress closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getLocalPort());
+        }
+    }
+
+    private static byte[] sha256(byte[] bytes) throws NoSuchAlgorithmException {
+        return MessageDigest.getInstance("SHA-256").digest(bytes);
+    }
+
+    private static byte[] sha256(InputStream in) throws IOException, NoSuchAlgorithmException {
+        MessageDigest digest = MessageDigest.getInstance("SHA-256");
+        byte[] buffer = new byte[1 << 16];
+        for (int n; (n = in.read(buffer)) != -1; ) {
+            digest.update(buffer, 0, n);
+        }
+        return digest.digest();
+    }
+
+}

@@ -1,0 +1,60 @@
+package io.portcullis.relay.observe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class JsonLineSinkTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static Decision decision(long id) {
+        return new Decision("2026-11-29T08:00:00Z", "studio", id, "proxy", "nas.lan:8443", List.of("192.168.1.5"),
+                "192.168.1.5:8443", "allow", null, null, 10, 20, 5);
+    }
+
+    @Test
+    void theFieldNamesAreFixed() throws Exception {
+        JsonNode line = JSON.readTree(JsonLineSink.json(decision(1)));
+
+        List<String> names = new ArrayList<>();
+        line.fieldNames().forEachRemaining(names::add);
+        assertEquals(List.of("time", "spawn", "connection", "kind", "target", "resolved", "dialed", "verdict", "code",
+                "owner", "bytesUp", "bytesDown", "durationMillis"), names);
+        assertEquals("192.168.1.5:8443", line.get("dialed").asText());
+        assertEquals(true, line.get("code").isNull());
+    }
+
+    @Test
+    void everyLineQueuedBeforeCloseIsInTheFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("decisions.jsonl");
+        JsonLineSink sink = JsonLineSink.toFile(file);
+
+        for (long id = 1; id <= 1000; id++) {
+            sink.accept(decision(id));
+        }
+        sink.close();
+
+        List<String> lines = Files.readAllLines(file);
+        assertEquals(1000, lines.size());
+        for (int i = 0; i < lines.size(); i++) {
+            assertEquals(i + 1, JSON.readTree(lines.get(i)).get("connection").asLong());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}/{1} -> refused")
+    @CsvSource(nullValues = "null", value = {"allow, not-listed", "deny, null", "error, null", "maybe, not-listed"})
+    void aVerdictAndCodeThatDisagreeAreRefused(String verdict, String code) {
+        assertThrows(IllegalArgumentException.class, () -> new Decision("t", "s", 1, "proxy", null, List.of(), null,
+                verdict, code, null, 0, 0, 0));
+    }
+}

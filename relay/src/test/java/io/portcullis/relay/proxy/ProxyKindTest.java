@@ -1,0 +1,175 @@
+package io.portcullis.relay.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.tunnel.Dialer;
+import io.portcullis.relay.tunnel.Transport;
+import io.portcullis.relay.tunnel.Tunnels;
+import java.nio.charset.StandardCharsets;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ProxyKindTest {
+    private static final int HEADER_BYTES = 256;
+    private static final long HEADER_TIMEOUT_MILLIS = 2000;
+
+    private final List<Decision> decisions = new ArrayList<>();
+    private final List<String> judged = new ArrayList<>();
+    private DenyCode verdict = DenyCode.NOT_LISTED;
+
+    private EmbeddedChannel channel() {
+        EmbeddedChannel channel = new EmbeddedChannel();
+        ConnectionRecord.attach(channel, "studio", 3, InstantSource.system(), decisions::add);
+        Tunnels tunnels = new Tunnels(new Dialer(Transport.nio(), 1000), 60_000);
+        ConnectJudge judge = authority -> {
+            judged.add(authority);
+            return CompletableFuture.completedFuture(new Verdict.Deny(verdict, "test"));
+        };
+        channel.pipeline().addLast(new ProxyKind(HEADER_BYTES, HEADER_TIMEOUT_MILLIS, tunnels).handler(judge));
+        return channel;
+    }
+
+    private static String send(EmbeddedChannel channel, String bytes) {
+        channel.writeInbound(Unpooled.copiedBuffer(bytes, StandardCharsets.ISO_8859_1));
+        channel.runPendingTasks();
+        return drain(channel);
+    }
+
+    private static String drain(EmbeddedChannel channel) {
+        StringBuilder out = new StringBuilder();
+        for (ByteBuf buf; (buf = channel.readOutbound()) != null; buf.release()) {
+            out.append(buf.toString(StandardCharsets.UTF_8));
+        }
+        return out.toString();
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n | 403 Forbidden   | Portcullis-Deny: plain-http-not-yet",
+        "HEAD HTTP://printer.lan/ HTTP/1.1\\r\\n\\r\\n                      | 403 Forbidden   | Portcullis-Deny: plain-http-not-yet",
+        "GET / HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n                             | 400 Bad Request | Portcullis-Deny: bad-request",
+        "CONNECT a.example:443 HTTP/1.0\\r\\n\\r\\n                          | 400 Bad Request | Portcullis-Deny: bad-request",
+        "CONNECT a.example:443 HTTP/1.1\\n\\n                                | 400 Bad Request | Portcullis-Deny: bad-request",
+        "CONNECT a.example:443 HTTP/1.1\\r\\nX: a\\rb\\r\\n\\r\\n            | 400 Bad Request | Portcullis-Deny: bad-request",
+        "CONNECT a.example:443 HTTP/1.1\\r\\nX: \\0\\r\\n\\r\\n              | 400 Bad Request | Portcullis-Deny: bad-request",
+        "CONNECT  a.example:443 HTTP/1.1\\r\\n\\r\\n                         | 400 Bad Request | Portcullis-Deny: bad-request",
+        "CONNECT a.example:443 HTTP/1.1 x\\r\\n\\r\\n                        | 400 Bad Request | Portcullis-Deny: bad-request",
+        "\\r\\n\\r\\n                                                        | 400 Bad Request | Portcullis-Deny: bad-request",
+    })
+    void aHeadThatIsNotACleanConnectIsAnsweredAndClosedWithoutAJudgement(String head, String status, String header) {
+        EmbeddedChannel channel = channel();
+
+        String reply = send(channel, unescape(head));
+
+        assertReply(reply, status, header);
+        assertTrue(judged.isEmpty());
+        assertFalse(channel.isOpen());
+        assertEquals("deny", decisions.getFirst().verdict());
+        assertEquals(header.substring(header.indexOf(' ') + 1), decisions.getFirst().code());
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "NOT_LISTED       | 403 Forbidden       | Portcullis-Deny: not-listed",
+        "BAD_REQUEST      | 400 Bad Request     | Portcullis-Deny: bad-request",
+        "OWNER_ERROR      | 403 Forbidden       | Portcullis-Deny: owner-error",
+        "DNS_TIMEOUT      | 504 Gateway Timeout | Portcullis-Error: dns-timeout",
+        "DNS_FAILED       | 502 Bad Gateway     | Portcullis-Error: dns-failed",
+        "NOT_GLOBAL_UNICAST | 403 Forbidden     | Portcullis-Deny: not-global-unicast",
+    })
+    void aDeniedConnectIsAnsweredWithItsCode(DenyCode code, String status, String header) {
+        verdict = code;
+        EmbeddedChannel channel = channel();
+
+        String reply = send(channel, "CONNECT Nas.Lan:8443 HTTP/1.1\r\nHost: Nas.Lan:8443\r\n\r\n");
+
+        assertEquals(List.of("Nas.Lan:8443"), judged);
+        assertReply(reply, status, header);
+        assertTrue(reply.endsWith("\r\n\r\n" + code.code() + ": " + code.sentence() + "\n"), reply);
+        assertFalse(channel.isOpen());
+        Decision decision = decisions.getFirst();
+        assertEquals("Nas.Lan:8443", decision.target());
+        assertEquals(code.code(), decision.code());
+        assertEquals("deny", decision.verdict());
+    }
+
+    @Test
+    void aHeadArrivingInPiecesIsJudgedOnce() {
+        EmbeddedChannel channel = channel();
+
+        for (String piece : List.of("CONN", "ECT a.example:443 HT", "TP/1.1\r", "\nHost: a\r\n", "\r", "\n")) {
+            send(channel, piece);
+        }
+
+        assertEquals(List.of("a.example:443"), judged);
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void aHeadOfExactlyTheLimitIsJudged() {
+        EmbeddedChannel channel = channel();
+        String start = "CONNECT a.example:443 HTTP/1.1\r\nX: ";
+        String head = start + "a".repeat(HEADER_BYTES - start.length() - 4) + "\r\n\r\n";
+
+        send(channel, head);
+
+        assertEquals(HEADER_BYTES, head.length());
+        assertEquals(List.of("a.example:443"), judged);
+    }
+
+    @Test
+    void aHeadOverTheLimitIs431() {
+        EmbeddedChannel channel = channel();
+        String start = "CONNECT a.example:443 HTTP/1.1\r\nX: ";
+
+        String reply = send(channel, start + "a".repeat(HEADER_BYTES - start.length() - 3) + "\r\n\r\n");
+
+        assertReply(reply, "431 Request Header Fields Too Large", "Portcullis-Deny: header-too-large");
+        assertTrue(judged.isEmpty());
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void aHeadThatDoesNotCompleteInTimeIs408() {
+        EmbeddedChannel channel = channel();
+        send(channel, "CONNECT a.example:443 HTTP/1.1\r\n");
+
+        channel.advanceTimeBy(HEADER_TIMEOUT_MILLIS - 1, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals("", drain(channel));
+        channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+
+        assertReply(drain(channel), "408 Request Timeout", "Portcullis-Deny: header-timeout");
+        assertFalse(channel.isOpen());
+        assertEquals("header-timeout", decisions.getFirst().code());
+    }
+
+    private static void assertReply(String reply, String status, String header) {
+        assertTrue(reply.startsWith("HTTP/1.1 " + status + "\r\n"), reply);
+        assertTrue(reply.contains("\r\n" + header + "\r\n"), reply);
+        assertTrue(reply.contains("\r\nConnection: close\r\n"), reply);
+        String body = reply.substring(reply.indexOf("\r\n\r\n") + 4);
+        assertTrue(reply.contains("\r\nContent-Length: " + body.length() + "\r\n"), reply);
+        assertTrue(body.endsWith("\n") && body.indexOf('\n') == body.length() - 1, body);
+    }
+
+    private static String unescape(String text) {
+        return text.replace("\\r", "\r").replace("\\n", "\n").replace("\\0", "\0");
+    }
+}
