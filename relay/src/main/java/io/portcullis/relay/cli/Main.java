@@ -17,7 +17,7 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "exactly what its policy allows, checked against the kernel, DNS and Docker at each connection.",
         commandListHeading = "%nCommands:%n",
         footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."},
-        subcommands = {CheckCommand.class, RelayCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, DemoCommand.class, CheckCommand.class, RelayCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     private static InputStream in = System.in;
 
@@ -32,6 +32,7 @@ public final class Main implements Runnable {
     public static int run(String[] args, InputStream stdin, PrintStream stdout, PrintStream stderr) {
         in = stdin;
         CommandLine cli = new CommandLine(new Main());
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
         cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
