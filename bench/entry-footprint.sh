@@ -6,7 +6,8 @@
 # the CPU time it used by then, and its memory at three moments: at readiness; "settled", 1 s later
 # with no connection; and 1 s after IDLE (default 100) connections were opened through it and left
 # silent. Prints the median of each column per JVM variant, as a Markdown table.
-# Needs root (unshare --net), socat and a JDK 25. ONLY=REGEX limits the variants by name.
+# Needs root (unshare --net), socat and a JDK 25. ONLY=REGEX limits the variants by name; EXTRA_OPTS
+# adds JVM options to the tuned set, to try one.
 set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 . "$root/scripts/jdk.sh"
@@ -38,7 +39,7 @@ while [ ! -S "$sock" ]; do sleep 0.05; done
 
 # The options ./portcullis gives the entry (keep the two in step).
 tuned="-XX:-UsePerfData -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss256k -Xms8m -Xmx32m
-    -XX:ReservedCodeCacheSize=16m -Xlog:disable -Xlog:all=warning:stderr"
+    -XX:ReservedCodeCacheSize=16m -Xlog:disable -Xlog:all=warning:stderr ${EXTRA_OPTS:-}"
 
 # Archives made by one training run each: the entry binds, announces, runs `true`, exits.
 train() {

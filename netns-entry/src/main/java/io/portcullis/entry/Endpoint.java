@@ -1,6 +1,7 @@
 package io.portcullis.entry;
 
 import io.portcullis.entry.wire.Preamble;
+import java.util.Locale;
 import java.util.Objects;
 
 /** One loopback port the entry listens on, and the kind its connections announce to the relay. */
@@ -19,6 +20,6 @@ record Endpoint(Preamble.Kind kind, int port) {
 
     @Override
     public String toString() {
-        return kind.name().toLowerCase(java.util.Locale.ROOT) + " " + port;
+        return kind.name().toLowerCase(Locale.ROOT) + " " + port;
     }
 }

@@ -2,7 +2,6 @@ package io.portcullis.relay;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -130,12 +129,14 @@ public final class Relay implements AutoCloseable {
             Channel server = new ServerBootstrap()
                     .group(loops)
                     .channelFactory(transport.domainServer())
-                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                     .childHandler(new SpawnInitializer(shared, policy, ports, connections))
                     .bind(transport.domainAddress(socket))
                     .sync()
                     .channel();
             Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+            if (policy.peerUid().isPresent()) {
+                handOver(directory, socket, policy.peerUid().getAsInt());
+            }
             return new SpawnHandle(policy, ports, directory, socket, server, connections,
                     handle -> {
                         spawns.remove(handle.id(), handle);
@@ -148,6 +149,17 @@ public final class Relay implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             removeQuietly(socket, directory);
             throw e;
+        }
+    }
+
+    /**
+     * Gives the directory and the socket to the spawn's uid, so that its entry can connect while
+     * every other uid but root still cannot (the modes stay 0700 and 0600).
+     */
+    private static void handOver(Path directory, Path socket, int uid) throws IOException {
+        if (((Integer) Files.getAttribute(directory, "unix:uid")) != uid) {
+            Files.setAttribute(socket, "unix:uid", uid);
+            Files.setAttribute(directory, "unix:uid", uid);
         }
     }
 

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.DuplexChannelConfig;
 import io.portcullis.entry.wire.Preamble;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.door.DoorKind;
@@ -64,6 +65,10 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
 
     @Override
     protected void initChannel(Channel channel) {
+        // Set on the config: NIO's domain socket ignores ALLOW_HALF_CLOSURE as a channel option.
+        if (channel.config() instanceof DuplexChannelConfig duplex) {
+            duplex.setAllowHalfClosure(true);
+        }
         connections.add(channel);
         ConnectionRecord record = ConnectionRecord.attach(
                 channel, policy.id(), shared.ids().incrementAndGet(), shared.clock(), shared.decisions());

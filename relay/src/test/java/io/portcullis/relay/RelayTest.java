@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.portcullis.entry.wire.Preamble;
 import io.portcullis.entry.wire.Preamble.Kind;
 import io.portcullis.owner.OwnerConfig;
 import io.portcullis.owner.WallProcesses;
@@ -22,6 +23,7 @@ import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -299,6 +301,31 @@ class RelayTest {
     }
 
     @Test
+    void aSideWhoseInputEndedStillReceivesWhatItCannotTakeAtOnce() throws Exception {
+        int size = 64 << 20;
+        byte[] payload = new byte[size];
+        new Random(7).nextBytes(payload);
+        LoopbackOrigin origin = closing(new LoopbackOrigin(socket -> {
+            socket.getInputStream().readNBytes(4);
+            socket.getOutputStream().write(payload);
+            socket.shutdownOutput();
+            socket.getInputStream().transferTo(OutputStream.nullOutputStream());
+        }));
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+
+        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort(),
+                "CONNECT origin.test:443 HTTP/1.1\r\n\r\nget\n"));
+        client.shutdownOutput();
+
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
+        byte[] received = client.readToEnd();
+        assertEquals(size, received.length);
+        assertArrayEquals(sha256(payload), sha256(received));
+        assertEquals(size, nextDecision().bytesDown());
+    }
+
+    @Test
     void anIdleTunnelIsClosed() throws Exception {
         limits = withIdle(Duration.ofMillis(300));
         LoopbackOrigin origin = closing(new LoopbackOrigin(socket -> socket.getInputStream().readAllBytes()));
@@ -346,9 +373,16 @@ class RelayTest {
                 {"id": "studio", "hosts": [], "peerUid": 54321}""");
         allow("origin.test:443", origin.address());
 
-        SpawnClient client = tunnel(spawn, "origin.test:443");
+        SpawnClient client = closing(SpawnClient.connect(spawn.socket()));
+        try {
+            client.write(new Preamble(Kind.PROXY, spawn.proxyPort()).encode());
+            client.write("CONNECT origin.test:443 HTTP/1.1\r\n\r\n");
+        } catch (IOException closedAlready) {
+            // The relay may have closed the connection before this write: that is the point.
+        }
 
         assertEquals(0, client.readToEnd().length);
+        assertEquals(54321, Files.getAttribute(spawn.socket(), "unix:uid"));
         Decision decision = nextDecision();
         assertEquals("deny", decision.verdict());
         assertEquals("peer-uid", decision.code());

@@ -22,6 +22,11 @@ final class SpawnClient implements AutoCloseable {
         this.in = Channels.newInputStream(channel);
     }
 
+    /** Connects and writes nothing yet. */
+    static SpawnClient connect(Path socket) throws IOException {
+        return new SpawnClient(SocketChannel.open(UnixDomainSocketAddress.of(socket)));
+    }
+
     static SpawnClient open(Path socket, Preamble.Kind kind, int port) throws IOException {
         return open(socket, kind, port, "");
     }

@@ -48,9 +48,12 @@ public final class Decider {
             if (!plan.needsDns()) {
                 return finish(spawn, rules.judge(spawn, plan, plan.literal(), own.get()));
             }
-            return resolver.resolve(plan.target().host())
-                    .thenCompose(resolution -> afterDns(spawn, plan, resolution))
-                    .exceptionally(Decider::internal);
+            CompletableFuture<Resolution> resolution = resolver.resolve(plan.target().host());
+            if (resolution.isDone() && !resolution.isCompletedExceptionally()) {
+                // A cached answer: finish on this thread without chaining more futures.
+                return afterDns(spawn, plan, resolution.join());
+            }
+            return resolution.thenCompose(done -> afterDns(spawn, plan, done)).exceptionally(Decider::internal);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(internal(e));
         }

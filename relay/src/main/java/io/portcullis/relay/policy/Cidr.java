@@ -47,11 +47,6 @@ public record Cidr(InetAddress network, int prefix) {
         }
     }
 
-    boolean contains(Ip ip) {
-        Matcher m = matcher();
-        return m.matches(ip);
-    }
-
     Matcher matcher() {
         Ip net = Ip.of(network);
         return new Matcher(net.v4(), net.hi(), net.lo(), maskHi(net.v4(), prefix), maskLo(net.v4(), prefix));

@@ -35,6 +35,7 @@ import java.util.Set;
  */
 public final class Rules {
     private static final InetAddress LOCALHOST = Literals.ipv4("127.0.0.1");
+    private static final String INTERNET_SHAPE = "internet shape: every address is global unicast";
 
     private final DenyList denyList;
     private final Set<String> ownNames;
@@ -133,9 +134,7 @@ public final class Rules {
         for (InetAddress address : addresses) {
             dial.add(new InetSocketAddress(address, target.port()));
         }
-        String why = plan.entry() == null
-                ? "internet shape: every address of " + target + " is global unicast"
-                : "listed " + plan.entry().scheme().json() + " entry " + target;
+        String why = plan.entry() == null ? INTERNET_SHAPE : "listed " + plan.entry().scheme().json() + " entry";
         Verdict.Allow allow = new Verdict.Allow(dial, addresses, why);
         return queries.isEmpty() ? new Step.Decided(allow) : new Step.AskOwner(queries, allow);
     }

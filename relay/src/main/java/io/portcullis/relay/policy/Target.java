@@ -50,7 +50,8 @@ public record Target(String host, int port, InetAddress literal) {
         }
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            if (c <= 0x20 || c == 0x7f || Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)) {
+            boolean printableAscii = c > 0x20 && c < 0x7f;
+            if (!printableAscii && (c < 0x80 || Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c))) {
                 throw bad(text, "host:port without whitespace or control bytes");
             }
             if (c == '@' || c == '%' || c == '/' || c == '\\' || c == '?' || c == '#') {
@@ -97,16 +98,19 @@ public record Target(String host, int port, InetAddress literal) {
 
     /** A last label of digits or {@code 0x}: an IPv4 spelling, which must then be the strict form. */
     private static boolean looksNumeric(String host) {
-        int start = host.lastIndexOf('.') + 1;
-        String last = host.substring(start);
-        if (last.isEmpty()) {
-            return start > 1 && looksNumeric(host.substring(0, start - 1));
+        int end = host.length();
+        if (end > 0 && host.charAt(end - 1) == '.') {
+            end--;
         }
-        if (last.length() > 1 && (last.charAt(0) == '0') && (last.charAt(1) == 'x' || last.charAt(1) == 'X')) {
+        int start = host.lastIndexOf('.', end - 1) + 1;
+        if (start >= end) {
+            return false;
+        }
+        if (end - start > 1 && host.charAt(start) == '0' && (host.charAt(start + 1) | 0x20) == 'x') {
             return true;
         }
-        for (int i = 0; i < last.length(); i++) {
-            if (last.charAt(i) < '0' || last.charAt(i) > '9') {
+        for (int i = start; i < end; i++) {
+            if (host.charAt(i) < '0' || host.charAt(i) > '9') {
                 return false;
             }
         }
@@ -114,12 +118,7 @@ public record Target(String host, int port, InetAddress literal) {
     }
 
     private static String name(String text, String host) {
-        String ascii;
-        try {
-            ascii = IDN.toASCII(host, IDN.ALLOW_UNASSIGNED);
-        } catch (IllegalArgumentException e) {
-            throw bad(text, "host:port with a valid internationalised name");
-        }
+        String ascii = plainAscii(host) ? host : idna(text, host);
         if (ascii.endsWith(".")) {
             ascii = ascii.substring(0, ascii.length() - 1);
         }
@@ -146,13 +145,47 @@ public record Target(String host, int port, InetAddress literal) {
         return ascii;
     }
 
+    /** Letters, digits, '-', '_' and '.' only: IDNA would change nothing but case. */
+    private static boolean plainAscii(String host) {
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String idna(String text, String host) {
+        try {
+            return IDN.toASCII(host, IDN.ALLOW_UNASSIGNED);
+        } catch (IllegalArgumentException e) {
+            throw bad(text, "host:port with a valid internationalised name");
+        }
+    }
+
     private static int port(String text) {
         int value = Literals.decimal(text, 5);
         return value >= 1 && value <= 65535 ? value : -1;
     }
 
     private static IllegalArgumentException bad(String text, String expected) {
-        return new IllegalArgumentException(Strings.quote(text) + " (expected: " + expected + ")");
+        return new Malformed(Strings.quote(text) + " (expected: " + expected + ")");
+    }
+
+    /** A refused target: an expected outcome on the request path, so it carries no stack trace. */
+    private static final class Malformed extends IllegalArgumentException {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
+        Malformed(String message) {
+            super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
     }
 
     /** The canonical text of an address: a dotted quad, or RFC 5952 IPv6 without brackets. */

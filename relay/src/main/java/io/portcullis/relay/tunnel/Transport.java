@@ -6,7 +6,6 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
@@ -51,7 +50,7 @@ public record Transport(
 
     public static Transport epoll() {
         Epoll.ensureAvailability();
-        return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerDomainSocketChannel::new,
+        return new Transport("epoll", new EpollKeepRegistered(), EpollServerDomainSocketChannel::new,
                 EpollSocketChannel::new, Transport::epollPeer);
     }
 

@@ -7,6 +7,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A self-signed certificate for the TLS origins, made when the world starts (JDK keytool), valid
@@ -14,6 +15,14 @@ import java.util.List;
  */
 public record TlsMaterial(Path keystore, String storepass, Path certificatePem) {
     private static final String ALIAS = "origin";
+
+    public TlsMaterial {
+        Objects.requireNonNull(keystore, "keystore");
+        Objects.requireNonNull(certificatePem, "certificatePem");
+        if (storepass == null || storepass.length() < 6) {
+            throw new IllegalArgumentException("storepass: (expected: at least 6 characters, as keytool requires)");
+        }
+    }
 
     public static TlsMaterial create(Path dir, List<String> names, List<InetAddress> addresses) throws IOException {
         if (names.isEmpty() && addresses.isEmpty()) {

@@ -70,7 +70,7 @@ class CheckEndToEndTest {
                 .set("hollow.test", DnsAnswer.empty())
                 .set("broken.test", DnsAnswer.servfail())
                 .set("slow.test", DnsAnswer.silent())
-                .set("late.test", DnsAnswer.delayed(Duration.ofSeconds(3), DnsAnswer.of("93.184.77.10")))
+                .set("late.test", DnsAnswer.delayed(Duration.ofSeconds(6), DnsAnswer.of("93.184.77.10")))
                 .set("self.test", DnsAnswer.of("93.184.77.1"))
                 .set("portal.test", DnsAnswer.of("93.184.77.11"))
                 .set("alias.test", DnsAnswer.of("93.184.77.11"))
@@ -260,7 +260,7 @@ class CheckEndToEndTest {
             throws IOException, InterruptedException {
         Path spawn = write("spawn.json", spawnJson);
         Path host = write("host.json", """
-                {"dns": {"servers": ["%s"], "timeoutMillis": 1000},
+                {"dns": {"servers": ["%s"], "timeoutMillis": 2000},
                  "ownNames": ["portal.test"], "ownAddresses": ["2001:4860:77::11"]}
                 """.formatted(world.dns().hostConfigForm()));
         List<String> args = new ArrayList<>(List.of("check", "--spawn", spawn.toString(), "--host", host.toString()));
