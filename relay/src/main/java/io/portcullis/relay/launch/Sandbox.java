@@ -15,11 +15,15 @@ import java.util.Locale;
  * that failed.
  */
 public enum Sandbox {
-    /** bubblewrap: it brings loopback up itself, and takes the entry down when this process dies. */
+    /**
+     * bubblewrap: it brings loopback up itself, and takes the entry down when this process dies. The
+     * entry may bind a forward below 1024 inside the namespace, as it may under {@link #UNSHARE}.
+     */
     BWRAP("bwrap") {
         @Override
         List<String> prefix() {
-            return List.of("bwrap", "--unshare-net", "--unshare-user", "--die-with-parent", "--dev-bind", "/", "/",
+            return List.of("bwrap", "--unshare-net", "--unshare-user", "--die-with-parent",
+                    "--cap-add", "CAP_NET_BIND_SERVICE", "--dev-bind", "/", "/",
                     "--", "/bin/sh", "-c", "ready=$1; shift; exec \"$@\" 3>>\"$ready\"", "sh");
         }
     },

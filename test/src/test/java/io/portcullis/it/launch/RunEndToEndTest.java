@@ -149,6 +149,22 @@ class RunEndToEndTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}: uid inside {1}")
+    @CsvSource({"bwrap, 65534", "unshare, 0"})
+    void anotherUserRunsItTooAndOnlyThatUidReachesTheRelay(String sandbox, String insideUid) throws Exception {
+        // Port 9 is below 1024: the entry must be able to bind it for a user that is not root.
+        ProcessBuilder builder = Portcullis.command(List.of("run", "--sandbox", sandbox, "--allow", "127.0.0.1:9", "--",
+                "/bin/sh", "-c", "id -u; curl -sS --max-time 10 http://127.0.0.1:9/; echo curl=$?"));
+        List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"));
+        argv.addAll(builder.command());
+        Run run = Run.of(builder.command(argv), "", 60);
+        assertEquals(0, run.exit(), run.toString());
+        assertTrue(run.out().startsWith(insideUid + "\n") && run.out().contains("curl=52"), run.toString());
+        // The relay judged the forward (no peer-uid refusal): the owner check refuses it, fail closed.
+        assertTrue(run.err().contains("\"target\":\"forward:9\"") && run.err().contains("\"code\":\"owner-error\""),
+                run.err());
+    }
+
     @Test
     void aPolicyFileAndAllowTogetherAreAUsageError() throws Exception {
         Path spawn = dir.resolve("spawn.json");
