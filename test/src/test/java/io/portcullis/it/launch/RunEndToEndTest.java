@@ -123,11 +123,11 @@ class RunEndToEndTest {
         assertEquals(List.of(), list(parent));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"bwrap", "unshare"})
-    void sigtermStopsTheCommandAndRemovesTheSpawn(String sandbox) throws Exception {
+    @ParameterizedTest(name = "{0}: SIG{1}")
+    @CsvSource({"bwrap, TERM", "unshare, TERM", "bwrap, INT"})
+    void aSignalStopsTheCommandAndRemovesTheSpawn(String sandbox, String signal) throws Exception {
         Path parent = Files.createDirectory(dir.resolve("spawns"));
-        String marker = "31.4159" + sandbox.length();
+        String marker = "31.4159" + sandbox.length() + signal.length();
         ProcessBuilder builder = Portcullis.command(List.of("run", "--sandbox", sandbox, "--dir", parent.toString(), "--",
                 "sleep", marker)).redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile());
         Process process = builder.start();
@@ -138,8 +138,9 @@ class RunEndToEndTest {
             }
             assertFalse(sleeping(marker).isEmpty(), "the command never started: " + Files.readString(dir.resolve("out.txt")));
             assertEquals(1, list(parent).size());
-            process.destroy();
+            assertEquals(0, Run.of(List.of("kill", "-" + signal, String.valueOf(process.pid())), "", 10).exit());
             assertTrue(process.waitFor(20, TimeUnit.SECONDS), "run did not stop");
+            // Either way the command gets SIGTERM, as a wall would send it.
             assertEquals(143, process.exitValue(), Files.readString(dir.resolve("out.txt")));
             assertEquals(List.of(), list(parent));
             assertEquals(List.of(), sleeping(marker));
