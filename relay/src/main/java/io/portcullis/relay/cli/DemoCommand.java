@@ -71,7 +71,19 @@ final class DemoCommand implements Callable<Integer> {
             if (!inOwnNamespace) {
                 return again(err);
             }
-            return new Demo(sandbox, RunCommand.entryCommand(), uid).run(out) ? 0 : 1;
+            Demo demo = new Demo(sandbox, RunCommand.entryCommand(), uid);
+            // Ctrl-C: the world's namespaces, the sandbox and the spawn's directory go too.
+            Thread abort = new Thread(demo::abort, "demo-abort");
+            Runtime.getRuntime().addShutdownHook(abort);
+            try {
+                return demo.run(out) ? 0 : 1;
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(abort);
+                } catch (IllegalStateException shuttingDown) {
+                    // The hook is running already.
+                }
+            }
         } catch (IOException | RuntimeException e) {
             err.println("portcullis demo: failed: " + e.getMessage());
             err.flush();

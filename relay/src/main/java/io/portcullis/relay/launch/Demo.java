@@ -14,11 +14,13 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,6 +36,7 @@ public final class Demo {
     private final Sandbox sandbox;
     private final EntryCommand entry;
     private final int uid;
+    private final Deque<AutoCloseable> open = new ConcurrentLinkedDeque<>();
 
     public Demo(Sandbox sandbox, EntryCommand entry, int uid) {
         this.sandbox = sandbox;
@@ -46,34 +49,59 @@ public final class Demo {
         out.println("Building the demo world: an \"internet\" host (93.184.77.10), a LAN host (192.168.77.10),"
                 + " a DNS server on loopback, all in network namespaces with no route out...");
         out.flush();
-        try (DemoWorld world = DemoWorld.build()) {
+        try {
+            DemoWorld world = opened(DemoWorld.create());
+            world.start();
             List<DemoRow> rows = rows(world);
             SpawnPolicy policy = policy(world);
             describe(out, policy);
             Map<String, Decision> decisions = new ConcurrentHashMap<>();
-            HostConfig host = host(world);
-            List<CurlSeen> seen;
-            try (Relay relay = Relay.builder(host).threads(1)
-                    .decisions(d -> decisions.putIfAbsent(d.target() == null ? "" : d.target(), d)).start()) {
-                seen = curl(relay, policy, world, rows);
-                awaitDecisions(decisions, rows);
-            }
+            Relay relay = opened(Relay.builder(host(world)).threads(1)
+                    .decisions(d -> decisions.putIfAbsent(d.target() == null ? "" : d.target(), d)).start());
+            List<CurlSeen> seen = curl(relay, policy, world, rows);
+            awaitDecisions(decisions, rows);
+            relay.close();
             List<DemoTable.Line> lines = new ArrayList<>();
             for (int i = 0; i < rows.size(); i++) {
                 lines.add(new DemoTable.Line(rows.get(i), seen.get(i), decisions.get(rows.get(i).target())));
             }
-            out.println();
-            out.print(DemoTable.render(lines));
-            out.println();
-            out.println("What the codes mean (docs/policy.md lists them all):");
-            out.print(DemoTable.codes(lines));
-            long expected = lines.stream().filter(DemoTable.Line::asExpected).count();
-            out.println();
-            out.println(expected + " of " + lines.size() + " connections got the verdict the policy gives them."
-                    + " Nothing left this machine: every host above lives in a namespace of this demo.");
-            out.flush();
-            return expected == lines.size();
+            return report(out, lines);
+        } finally {
+            abort();
         }
+    }
+
+    /**
+     * Closes whatever the demo has open (the sandbox, the relay, the world), newest first. Safe from
+     * a shutdown hook while {@link #run} is under way: each part is closed once.
+     */
+    public void abort() {
+        for (AutoCloseable part; (part = open.pollFirst()) != null; ) {
+            try {
+                part.close();
+            } catch (Exception e) {
+                // Best effort: what stays is a namespace with no route out, removed by the next world.
+            }
+        }
+    }
+
+    private <T extends AutoCloseable> T opened(T part) {
+        open.addFirst(part);
+        return part;
+    }
+
+    private static boolean report(PrintWriter out, List<DemoTable.Line> lines) {
+        out.println();
+        out.print(DemoTable.render(lines));
+        out.println();
+        out.println("What the codes mean (docs/policy.md lists them all):");
+        out.print(DemoTable.codes(lines));
+        long expected = lines.stream().filter(DemoTable.Line::asExpected).count();
+        out.println();
+        out.println(expected + " of " + lines.size() + " connections got the verdict the policy gives them."
+                + " Nothing left this machine: every host above lives in a namespace of this demo.");
+        out.flush();
+        return expected == lines.size();
     }
 
     static List<DemoRow> rows(DemoWorld world) {
@@ -137,9 +165,9 @@ public final class Demo {
                     .append(' ').append(quote(row.url())).append('\n');
         }
         List<CurlSeen> seen = new ArrayList<>();
-        try (Launch launch = Launch.start(relay, policy, sandbox, entry, List.of("/bin/sh", "-c", script.toString()),
+        try (Launch launch = opened(Launch.start(relay, policy, sandbox, entry, List.of("/bin/sh", "-c", script.toString()),
                 pb -> pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                        .redirectError(ProcessBuilder.Redirect.INHERIT))) {
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)))) {
             try (BufferedReader lines = new BufferedReader(
                     new InputStreamReader(launch.process().getInputStream(), StandardCharsets.UTF_8))) {
                 for (int i = 0; i < rows.size(); i++) {

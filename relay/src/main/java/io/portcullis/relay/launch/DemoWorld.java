@@ -13,24 +13,26 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.stream.Stream;
 
 /**
  * The demo's own small world, built in this process's network namespace, which must route nowhere:
  * an "internet" site with global addresses, a LAN site, origins on both, a DNS server on loopback,
- * and a service on this host's loopback. Closing removes all of it and never throws.
+ * and a service on this host's loopback. Closing removes all of it, also while it is being built.
  */
 final class DemoWorld implements AutoCloseable {
     static final String WEB = "www.example.test";
     static final String NAS = "nas.lan";
     static final String MIXED = "mixed.example.test";
 
-    private final List<AutoCloseable> parts = new ArrayList<>();
+    private final Deque<AutoCloseable> parts = new ConcurrentLinkedDeque<>();
+    private volatile boolean closed;
     private final Site internet = Site.internet();
     private final Site lan = Site.lan();
     private Path dir;
@@ -40,27 +42,21 @@ final class DemoWorld implements AutoCloseable {
 
     private DemoWorld() {}
 
-    static DemoWorld build() throws IOException, InterruptedException {
-        DemoWorld world = new DemoWorld();
-        try {
-            world.start();
-            return world;
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            world.close();
-            throw e;
-        }
+    /** An empty world; {@link #start} builds it, and {@link #close} may run meanwhile from another thread. */
+    static DemoWorld create() {
+        return new DemoWorld();
     }
 
-    private void start() throws IOException, InterruptedException {
+    void start() throws IOException, InterruptedException {
         dir = Files.createTempDirectory("portcullis-demo-");
-        World world = World.build(List.of(internet, lan));
-        parts.add(world);
+        Path made = dir;
+        add(() -> deleteTree(made));
+        World world = add(World.build(List.of(internet, lan)));
         Zone zone = new Zone()
                 .set(WEB, DnsAnswer.of(List.of(internet.hosts().get(0), internet.hosts().get(2))))
                 .set(NAS, DnsAnswer.of(List.of(lan.hosts().get(0))))
                 .set(MIXED, DnsAnswer.of(List.of(internet.hosts().get(1), lan.hosts().get(1))));
-        dns = ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0);
-        parts.add(dns);
+        dns = add(ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0));
         List<InetAddress> hosts = Stream.concat(internet.hosts().stream(), lan.hosts().stream()).toList();
         tls = TlsMaterial.create(dir, List.of(WEB, NAS, MIXED), hosts);
         // Each origin is a JVM of its own; starting both at once halves the wait.
@@ -69,7 +65,7 @@ final class DemoWorld implements AutoCloseable {
         IOException failure = null;
         for (CompletableFuture<OriginProcess> origin : List.of(inet, home)) {
             try {
-                parts.add(join(origin));
+                add(join(origin));
             } catch (IOException e) {
                 if (failure == null) {
                     failure = e;
@@ -81,9 +77,17 @@ final class DemoWorld implements AutoCloseable {
         if (failure != null) {
             throw failure;
         }
-        loopbackService = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        parts.add(loopbackService);
+        loopbackService = add(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()));
         world.verifyNoRouteOut();
+    }
+
+    /** Keeps {@code part} to close with the world; after {@link #close}, closes it at once. */
+    private <T extends AutoCloseable> T add(T part) {
+        parts.addFirst(part);
+        if (closed) {
+            close();
+        }
+        return part;
     }
 
     private OriginProcess origin(World world, Site site, String name) {
@@ -123,22 +127,24 @@ final class DemoWorld implements AutoCloseable {
         return lan.hosts().get(1);
     }
 
+    /** Closes every part, newest first, each once; never throws. */
     @Override
     public void close() {
-        for (AutoCloseable part : parts.reversed()) {
+        closed = true;
+        for (AutoCloseable part; (part = parts.pollFirst()) != null; ) {
             try {
                 part.close();
             } catch (Exception e) {
                 // Best effort: the namespaces have no route out, and the next world removes stale ones.
             }
         }
-        parts.clear();
-        if (dir != null) {
-            try (Stream<Path> paths = Files.walk(dir)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException | UncheckedIOException e) {
-                // A leftover demo directory holds a test certificate only.
-            }
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // A leftover demo directory holds a test certificate only.
         }
     }
 }
