@@ -109,12 +109,23 @@ final class DemoCommand implements Callable<Integer> {
         argv.addAll(List.of(arguments.get()));
         argv.add("--in-own-namespace");
         Process process = new ProcessBuilder(argv).inheritIO().start();
+        // A stop for this process is a stop for the demo, which then removes its world.
+        Thread passOn = new Thread(() -> {
+            process.destroy();
+            try {
+                process.waitFor(15, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "demo-stop");
+        Runtime.getRuntime().addShutdownHook(passOn);
         try {
             return process.waitFor();
         } finally {
-            if (process.isAlive()) {
-                process.destroy();
-                process.waitFor(10, TimeUnit.SECONDS);
+            try {
+                Runtime.getRuntime().removeShutdownHook(passOn);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook is running already.
             }
         }
     }

@@ -1,13 +1,20 @@
 package io.portcullis.it.launch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.it.world.NetnsTest;
 import io.portcullis.it.world.Portcullis;
 import io.portcullis.it.world.Run;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,6 +55,44 @@ class DemoEndToEndTest {
         assertTrue(rows.stream().filter(r -> r.contains(" allow ")).allMatch(r -> r.contains("HTTP 200")), run.out());
         assertTrue(run.out().contains("8 of 8 connections got the verdict the policy gives them"), run.out());
         assertTrue(seconds < 30, "the demo took " + seconds + " s");
+    }
+
+    @Test
+    void sigtermWhileTheDemoRunsRemovesItsWorld() throws Exception {
+        Path out = Files.createTempFile("demo-", ".out");
+        Process process = Portcullis.command(List.of("demo")).redirectErrorStream(true).redirectOutput(out.toFile())
+                .start();
+        Set<Long> pids = new HashSet<>();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.readString(out).contains("The sandboxed curl runs") && process.isAlive()
+                    && System.nanoTime() < deadline) {
+                process.descendants().forEach(p -> pids.add(p.pid()));
+                Thread.sleep(20);
+            }
+            process.descendants().forEach(p -> pids.add(p.pid()));
+            assertFalse(worldsOf(pids).isEmpty(), "the demo built no world: " + Files.readString(out));
+            process.destroy();
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the demo did not stop");
+            assertEquals(List.of(), worldsOf(pids), Files.readString(out));
+            assertTrue(pids.stream().noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)),
+                    "a process of the demo outlived it");
+        } finally {
+            process.destroyForcibly();
+            Files.deleteIfExists(out);
+        }
+    }
+
+    /** The world namespaces made by these processes (their names carry the maker's pid). */
+    private static List<String> worldsOf(Set<Long> pids) throws Exception {
+        Path netns = Path.of("/run/netns");
+        if (!Files.isDirectory(netns)) {
+            return List.of();
+        }
+        try (Stream<Path> entries = Files.list(netns)) {
+            return entries.map(p -> p.getFileName().toString())
+                    .filter(n -> pids.stream().anyMatch(pid -> n.startsWith("pcw-" + pid + "-"))).toList();
+        }
     }
 
     @Test
