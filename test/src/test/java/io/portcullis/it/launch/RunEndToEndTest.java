@@ -173,9 +173,11 @@ class RunEndToEndTest {
         Run run = Portcullis.run(List.of("run", "--spawn", spawn.toString(), "--allow", "nas.lan:443", "--", "true"), "");
         assertEquals(2, run.exit(), run.toString());
         assertTrue(run.err().contains("--spawn: with --internet or --allow"), run.err());
-        Run bad = Portcullis.run(List.of("run", "--allow", "*.lan:443", "--allow", "a@b:1", "--", "true"), "");
+        Run bad = Portcullis.run(List.of("run", "--allow", "*.lan:443", "--allow", "a@b:1", "--log", "/nonexistent/log",
+                "--dir", "/nonexistent", "--", "true"), "");
         assertEquals(2, bad.exit(), bad.toString());
-        assertEquals(2, bad.err().lines().filter(l -> l.startsWith("portcullis run: --allow: ")).count(), bad.err());
+        assertEquals(4, bad.err().lines().filter(l -> l.startsWith("portcullis run: --")).count(), bad.err());
+        assertTrue(bad.err().contains("--log: /nonexistent/log (expected: a file in an existing directory)"), bad.err());
     }
 
     private static List<ProcessHandle> sleeping(String marker) {
