@@ -372,6 +372,10 @@ class RelayTest {
                 1, 100, 1 << 20);
         SpawnHandle spawn = open();
         SpawnClient silent = closing(SpawnClient.connect(spawn.socket()));
+        for (long deadline = System.nanoTime() + 5_000_000_000L; spawn.openConnections() == 0; ) {
+            assertTrue(System.nanoTime() < deadline, "the silent connection was not accepted");
+            Thread.sleep(10);
+        }
 
         SpawnClient next = tunnel(spawn, "origin.test:443");
 
