@@ -18,7 +18,8 @@ import java.util.function.Consumer;
 /**
  * One open spawn: its unix socket in a directory of its own, and the ports its entry serves.
  * {@link #close()} stops accepting, closes the spawn's connections and removes the socket and
- * the directory; it is safe to call more than once and from any thread.
+ * the directory; it is safe to call more than once, from any thread but an event loop's (it waits
+ * for the channels to close).
  */
 public final class SpawnHandle implements AutoCloseable {
     private final SpawnPolicy policy;

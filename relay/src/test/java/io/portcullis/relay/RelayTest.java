@@ -367,6 +367,45 @@ class RelayTest {
     }
 
     @Test
+    void aConnectionCountsAgainstTheBudgetBeforeItsPreamble() throws Exception {
+        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
+                1, 100, 1 << 20);
+        SpawnHandle spawn = open();
+        SpawnClient silent = closing(SpawnClient.connect(spawn.socket()));
+        for (long deadline = System.nanoTime() + 5_000_000_000L; spawn.openConnections() == 0; ) {
+            assertTrue(System.nanoTime() < deadline, "the silent connection was not accepted");
+            Thread.sleep(10);
+        }
+
+        SpawnClient next = tunnel(spawn, "origin.test:443");
+
+        String head = next.readHead();
+        assertTrue(head.contains("\r\nPortcullis-Deny: limit-spawn\r\n"), head);
+        silent.close();
+    }
+
+    @Test
+    void theRelaysConnectionBudgetCoversEverySpawn() throws Exception {
+        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
+                10, 1, 1 << 20);
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+        SpawnHandle other = relay.open(SpawnPolicyJson.parse("other.json", "{\"id\": \"other\", \"hosts\": []}"));
+        allow("origin.test:443", origin.address());
+        SpawnClient first = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", first.readHead());
+
+        SpawnClient second = tunnel(other, "origin.test:443");
+
+        String head = second.readHead();
+        assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
+        assertTrue(head.contains("\r\nPortcullis-Deny: limit-relay\r\n"), head);
+        Decision decision = nextDecision();
+        assertEquals("other", decision.spawn());
+        assertEquals("limit-relay", decision.code());
+    }
+
+    @Test
     void aPeerOfAnotherUidIsClosedBeforeAByteIsRead() throws Exception {
         LoopbackOrigin origin = closing(LoopbackOrigin.echo());
         SpawnHandle spawn = open("""

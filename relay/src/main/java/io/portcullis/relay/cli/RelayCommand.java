@@ -19,6 +19,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code portcullis relay}: one spawn on its own relay, until the wall's lifeline ends (SPEC R5). */
@@ -39,6 +40,9 @@ final class RelayCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @ParentCommand
+    Main main;
 
     @Option(names = "--spawn", required = true, paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
     Path spawnFile;
@@ -87,7 +91,7 @@ final class RelayCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             out.println(ready(handle));
             out.flush();
-            awaitEnd(Main.stdin(spec));
+            awaitEnd(main.stdin());
             return 0;
         } catch (IOException e) {
             err.println("portcullis relay: cannot open spawn " + spawn.id() + ": " + e.getMessage());

@@ -186,6 +186,30 @@ class DataPathEndToEndTest {
     }
 
     @Test
+    void anAddressThatDoesNotAnswerInTimeIsSkippedAndAloneIs504() throws Exception {
+        world.zone()
+                .set("slow.lan", DnsAnswer.of("192.168.77.99", "192.168.77.10"))
+                .set("dead.lan", DnsAnswer.of("192.168.77.99"));
+        try (Spawn spawn = open("{\"connectTimeoutMillis\": 500}", """
+                {"id": "lan", "hosts": [{"target": "slow.lan:8080", "scheme": "tcp"},
+                                        {"target": "dead.lan:8080", "scheme": "tcp"}]}""")) {
+            String fetch = "curl -sS -p -o /dev/null -w '%{http_connect} %{http_code}\\n' --max-time 10"
+                    + " --proxy \"$HTTP_PROXY\" http://";
+            Run run = spawn.run(fetch + "slow.lan:8080/slow; " + fetch + "dead.lan:8080/dead", 60);
+
+            assertEquals(List.of("200 200", "504 000"), run.out().lines().toList(), run.toString());
+            Decision slow = spawn.next();
+            assertEquals("allow", slow.verdict(), slow.toString());
+            assertEquals(List.of("192.168.77.99", "192.168.77.10"), slow.resolved());
+            assertEquals("192.168.77.10:8080", slow.dialed());
+            Decision dead = spawn.next();
+            assertEquals("error", dead.verdict(), dead.toString());
+            assertEquals("connect-timeout", dead.code());
+            assertEquals("192.168.77.99:8080", dead.dialed());
+        }
+    }
+
+    @Test
     void theProxyPortMovesPastAForwardOnBothSides() throws Exception {
         try (Spawn spawn = open("", """
                 {"id": "bump", "network": "internet", "proxyPort": 39080,
