@@ -27,7 +27,7 @@ public enum Sandbox {
                     "--", "/bin/sh", "-c", "ready=$1; shift; exec \"$@\" 3>>\"$ready\"", "sh");
         }
     },
-    /** util-linux unshare; as root the inner root is the caller itself. */
+    /** util-linux unshare: the caller becomes root of the new user namespace, and brings loopback up. */
     UNSHARE("unshare") {
         @Override
         List<String> prefix() {
