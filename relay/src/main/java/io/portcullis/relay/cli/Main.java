@@ -17,7 +17,8 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "exactly what its policy allows, checked against the kernel, DNS and Docker at each connection.",
         commandListHeading = "%nCommands:%n",
         footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."},
-        subcommands = {CheckCommand.class, OwnerCommand.class, RelayCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, DemoCommand.class, CheckCommand.class, OwnerCommand.class, RelayCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     private final InputStream in;
 
@@ -35,6 +36,7 @@ public final class Main implements Runnable {
     /** Runs the command line with these streams; returns the exit status. Never throws. */
     public static int run(String[] args, InputStream stdin, PrintStream stdout, PrintStream stderr) {
         CommandLine cli = new CommandLine(new Main(stdin));
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
         cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {

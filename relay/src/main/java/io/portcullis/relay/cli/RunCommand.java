@@ -1,0 +1,213 @@
+package io.portcullis.relay.cli;
+
+import io.portcullis.relay.Relay;
+import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.config.HostConfigJson;
+import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.launch.EntryCommand;
+import io.portcullis.relay.launch.Executables;
+import io.portcullis.relay.launch.Launch;
+import io.portcullis.relay.launch.RunPolicy;
+import io.portcullis.relay.launch.Sandbox;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.SpawnPolicy;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code portcullis run}: a command in a new network namespace whose only way out is a relay (SPEC R40). */
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs a command in a new user and network namespace that has loopback and nothing else, with the entry "
+                    + "inside it and a relay in this process: the command reaches exactly what the spawn policy "
+                    + "allows, through the proxy variables (HTTP_PROXY, HTTPS_PROXY) and the loopback forwards.",
+            "",
+            "The policy is --spawn FILE, or built from --internet and --allow (none of them: nothing is allowed). "
+                    + "HOST:PORT/http is reached by plain HTTP; HOST:PORT is https for port 443, tcp otherwise; a "
+                    + "loopback HOST:PORT is also a forward of that port to this host's loopback. Only this user's "
+                    + "uid may connect to the spawn's socket.",
+            "",
+            "One JSON decision line per connection goes to --log FILE, else the host's log.file, else standard "
+                    + "error. SIGINT and SIGTERM stop the command; the spawn's directory is removed on every exit.",
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"N:the command's (128+S when signal S ended it)", "2:usage or configuration error",
+            "125:the relay, the sandbox or the entry failed before the command started"})
+final class RunCommand implements Callable<Integer> {
+    static final int FAILED_BEFORE_COMMAND = 125;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--spawn", paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
+    Path spawnFile;
+
+    @Option(names = "--host", paramLabel = "FILE", description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
+    Path hostFile;
+
+    @Option(names = "--internet", description = "Also allow HTTPS (CONNECT to port 443) to global addresses (SPEC R8).")
+    boolean internet;
+
+    @Option(names = "--allow", paramLabel = "HOST:PORT[/http]", description = "Allow this exact target (repeatable).")
+    List<String> allows = new ArrayList<>();
+
+    @Option(names = "--log", paramLabel = "FILE", description = "Append the decision lines to this file.")
+    Path logFile;
+
+    @Option(names = "--dir", paramLabel = "PARENT",
+            description = "Where the spawn's directory is made; default: the system's temporary directory.")
+    Path parent;
+
+    @Option(names = "--sandbox", paramLabel = "KIND", defaultValue = "auto",
+            description = "auto (bubblewrap when installed, else unshare), bwrap or unshare. Default: ${DEFAULT-VALUE}.")
+    Sandbox.Choice sandboxChoice;
+
+    @Parameters(paramLabel = "CMD", arity = "1..*", description = "The command and its arguments, after --.")
+    List<String> command = new ArrayList<>();
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter err = spec.commandLine().getErr();
+        List<String> problems = new ArrayList<>();
+        SpawnPolicy policy = policy(problems);
+        HostConfig host = host(problems);
+        Sandbox sandbox = null;
+        try {
+            sandbox = sandboxChoice.resolve(Executables.onPath(System.getenv("PATH")));
+        } catch (IllegalStateException e) {
+            problems.add(e.getMessage());
+        }
+        if (parent != null && !Files.isDirectory(parent)) {
+            problems.add("--dir: " + parent + " (expected: an existing directory)");
+        }
+        if (logFile != null && (Files.isDirectory(logFile) || !Files.isDirectory(logFile.toAbsolutePath().getParent()))) {
+            problems.add("--log: " + logFile + " (expected: a file in an existing directory)");
+        }
+        if (!problems.isEmpty()) {
+            problems.forEach(p -> err.println("portcullis run: " + p));
+            err.flush();
+            return 2;
+        }
+        return run(policy, host, sandbox, err);
+    }
+
+    private SpawnPolicy policy(List<String> problems) {
+        try {
+            int uid = RunPolicy.currentUid();
+            if (spawnFile == null) {
+                return RunPolicy.fromAllows("run-" + ProcessHandle.current().pid(), internet, allows, uid);
+            }
+            if (internet || !allows.isEmpty()) {
+                problems.add("--spawn: with --internet or --allow (expected: a policy file or the options, not both)");
+                return null;
+            }
+            return RunPolicy.forPeer(SpawnPolicyJson.read(spawnFile), uid);
+        } catch (ConfigException e) {
+            problems.addAll(e.problems().isEmpty() ? List.of(e.getMessage()) : e.problems());
+        } catch (IOException e) {
+            problems.add("this process's uid cannot be read: " + e.getMessage());
+        }
+        return null;
+    }
+
+    private HostConfig host(List<String> problems) {
+        HostConfig host = hostFile == null ? HostConfig.DEFAULTS : ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
+        if (host == null || logFile == null) {
+            return host;
+        }
+        return new HostConfig(host.denyList(), host.ownNames(), host.ownAddresses(), host.dns(), host.owner(),
+                host.limits(), new HostConfig.Log(Optional.of(logFile.toAbsolutePath())));
+    }
+
+    private int run(SpawnPolicy policy, HostConfig host, Sandbox sandbox, PrintWriter err) throws InterruptedException {
+        Relay.Builder builder = Relay.builder(host);
+        if (parent != null) {
+            builder.directory(parent);
+        }
+        Relay relay;
+        try {
+            relay = builder.start();
+        } catch (IOException e) {
+            return failed(err, "cannot start the relay: " + e.getMessage());
+        }
+        AtomicReference<Launch> launch = new AtomicReference<>();
+        Thread stopOnSignal = new Thread(() -> {
+            // SIGINT or SIGTERM: stop the command, remove the spawn, and exit with what the command did.
+            Launch running = launch.get();
+            int status = 128 + 15;
+            try {
+                status = running == null ? status : running.stop(Launch.STOP_GRACE);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            stop(running, relay, err);
+            Runtime.getRuntime().halt(status);
+        }, "run-stop");
+        Runtime.getRuntime().addShutdownHook(stopOnSignal);
+        try {
+            launch.set(Launch.start(relay, policy, sandbox, entryCommand(), command, ProcessBuilder::inheritIO));
+            int status = launch.get().waitFor();
+            if (status != 0 && !launch.get().entryWasReady()) {
+                err.println("portcullis run: the " + sandbox.program() + " sandbox or the entry failed before the command"
+                        + " started (exit " + status + "); see the messages above");
+                err.flush();
+                return FAILED_BEFORE_COMMAND;
+            }
+            return status;
+        } catch (IOException | RuntimeException e) {
+            return failed(err, "cannot start the command: " + e.getMessage());
+        } finally {
+            stop(launch.get(), relay, err);
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopOnSignal);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook is running already and will halt.
+            }
+        }
+    }
+
+    /** {@code ./portcullis entry} when this runs from that executable, else this JVM with the entry's jar. */
+    static EntryCommand entryCommand() {
+        String executable = System.getProperty("portcullis.executable");
+        if (executable != null && Files.isExecutable(Path.of(executable))) {
+            return EntryCommand.executable(Path.of(executable));
+        }
+        return EntryCommand.thisJava(Path.of(System.getProperty("java.home")));
+    }
+
+    private static int failed(PrintWriter err, String message) {
+        err.println("portcullis run: " + message);
+        err.flush();
+        return FAILED_BEFORE_COMMAND;
+    }
+
+    private static synchronized void stop(Launch launch, Relay relay, PrintWriter err) {
+        try {
+            if (launch != null) {
+                launch.close();
+            }
+        } catch (RuntimeException e) {
+            err.println("portcullis run: while removing the spawn: " + e);
+        } finally {
+            try {
+                relay.close();
+            } catch (RuntimeException e) {
+                err.println("portcullis run: while stopping the relay: " + e);
+            }
+            err.flush();
+        }
+    }
+}

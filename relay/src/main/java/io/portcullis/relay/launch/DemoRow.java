@@ -1,0 +1,19 @@
+package io.portcullis.relay.launch;
+
+import java.util.Objects;
+
+/**
+ * One connection the demo makes from inside the sandbox, and what it shows.
+ *
+ * @param url what curl asks for
+ * @param target the target the relay's decision line names for it
+ * @param allowed whether the policy should let it through
+ * @param about the case it shows, in a few words
+ */
+record DemoRow(String url, String target, boolean allowed, String about) {
+    DemoRow {
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(about, "about");
+    }
+}

@@ -1,0 +1,44 @@
+package io.portcullis.relay.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class SandboxTest {
+
+    @ParameterizedTest(name = "{0} with [{1}] -> {2}")
+    @CsvSource({
+        "AUTO, bwrap unshare, BWRAP",
+        "AUTO, unshare, UNSHARE",
+        "BWRAP, bwrap unshare, BWRAP",
+        "UNSHARE, bwrap unshare, UNSHARE",
+        "AUTO, '', missing",
+        "BWRAP, unshare, missing",
+        "UNSHARE, bwrap, missing",
+    })
+    void theChoiceResolvesToAnInstalledSandbox(Sandbox.Choice choice, String installed, String expected) {
+        Set<String> programs = Set.of(installed.split(" "));
+        Executables executables = programs::contains;
+        if (expected.equals("missing")) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> choice.resolve(executables));
+            assertTrue(e.getMessage().contains("is not installed"), e.getMessage());
+        } else {
+            assertEquals(Sandbox.valueOf(expected), choice.resolve(executables));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({"BWRAP, bwrap --unshare-net --unshare-user --die-with-parent", "UNSHARE, unshare --user --map-root-user --net"})
+    void theWrappedCommandComesLastAfterTheReadinessFile(Sandbox sandbox, String start) {
+        List<String> argv = sandbox.wrap(List.of("entry", "--", "curl", "x y"), Path.of("/tmp/ready"));
+        assertEquals(start, String.join(" ", argv.subList(0, start.split(" ").length)));
+        assertEquals(List.of("sh", "/tmp/ready", "entry", "--", "curl", "x y"), argv.subList(argv.size() - 6, argv.size()));
+        assertTrue(argv.get(argv.size() - 7).contains("3>>\"$ready\""), argv.toString());
+    }
+}
