@@ -32,7 +32,7 @@ class DemoEndToEndTest {
             "https://169.254.169.254/", "deny deny-listed",
             "https://mixed.example.test/", "deny not-global-unicast",
             "https://www.example.test:8443/", "deny port-not-allowed",
-            "http://127.0.0.1:", "deny owner-error");
+            "http://127.0.0.1:", "deny owner-root");
 
     @Test
     void theDemoPrintsTheExpectedVerdictForEveryTarget() throws Exception {

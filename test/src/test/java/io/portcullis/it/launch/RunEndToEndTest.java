@@ -161,8 +161,8 @@ class RunEndToEndTest {
         Run run = Run.of(builder.command(argv), "", 60);
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().startsWith(insideUid + "\n") && run.out().contains("curl=52"), run.toString());
-        // The relay judged the forward (no peer-uid refusal): the owner check refuses it, fail closed.
-        assertTrue(run.err().contains("\"target\":\"forward:9\"") && run.err().contains("\"code\":\"owner-error\""),
+        // The relay judged the forward (no peer-uid refusal): nothing listens there, so the owner check refuses.
+        assertTrue(run.err().contains("\"target\":\"forward:9\"") && run.err().contains("\"code\":\"owner-none\""),
                 run.err());
     }
 
