@@ -27,8 +27,10 @@ import picocli.CommandLine.Spec;
         name = "relay",
         mixinStandardHelpOptions = true,
         description = {
-            "Opens one spawn: a fresh directory (0700) holding a unix socket (0600) for the spawn's entry, then prints "
-                    + "one JSON line when it listens:",
+            "Runs the relay of one spawn until the wall's lifeline ends.",
+            "",
+            "Opens a fresh directory (0700) holding a unix socket (0600) for the spawn's entry, then prints one JSON "
+                    + "line when it listens:",
             "  {\"socket\", \"proxyPort\", \"forwards\", \"door\", \"tokenFile\"}",
             "It runs until its standard input closes (the wall's lifeline), SIGTERM or SIGINT, then removes the "
                     + "directory. One JSON decision line per connection goes to standard error or the host's log.file.",
