@@ -2,8 +2,6 @@ package io.portcullis.relay.http;
 
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -48,18 +46,18 @@ public record Outgoing(HttpRequest request, Framing framing) {
             }
         }
         HttpHeaders headers = new DefaultHttpHeaders();
-        headers.add(HttpHeaderNames.HOST, host);
+        headers.add("Host", host);
         for (RequestHead.Field field : head.fields()) {
             if (!removed.contains(field.name().toLowerCase(Locale.ROOT))) {
                 headers.add(field.name(), field.value());
             }
         }
         switch (framing) {
-            case Framing.Length length -> headers.add(HttpHeaderNames.CONTENT_LENGTH, length.bytes());
-            case Framing.Chunked chunked -> headers.add(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+            case Framing.Length length -> headers.add("Content-Length", length.bytes());
+            case Framing.Chunked chunked -> headers.add("Transfer-Encoding", "chunked");
             case Framing.None none -> { }
         }
-        headers.add(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        headers.add("Connection", "close");
         return new Outgoing(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(head.method()), originTarget,
                 headers), framing);
     }
