@@ -50,7 +50,7 @@ final class BodyDecoder extends ByteToMessageDecoder {
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         while (in.isReadable() && state != State.DONE && out.isEmpty()) {
             if (!step(in, out)) {
-                return;
+                break;
             }
         }
         if (state == State.DONE) {
