@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Open-connection budgets (SPEC R16): one for the whole relay, one per spawn. A connection holds
- * its place in both until its channel closes.
+ * its place in both from accept until its channel closes.
  */
 final class Budgets {
     private final AtomicInteger open;

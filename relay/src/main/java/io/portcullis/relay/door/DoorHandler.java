@@ -15,8 +15,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Serves one door request: judged by {@link DoorRequest}, then exchanged once with the gateway's
@@ -25,7 +23,6 @@ import org.slf4j.LoggerFactory;
  * the route from the policy; nothing the client wrote, so no token can reach a log.
  */
 final class DoorHandler extends SimpleChannelInboundHandler<Head> {
-    private static final Logger log = LoggerFactory.getLogger(DoorHandler.class);
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
     private final DoorKind kind;
@@ -72,8 +69,6 @@ final class DoorHandler extends SimpleChannelInboundHandler<Head> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.warn("connection {}: {}", ConnectionRecord.of(ctx.channel()).id(), cause.getClass().getName());
-        ConnectionRecord.of(ctx.channel()).fail(DenyCode.RELAY_ERROR);
-        ctx.close();
+        ConnectionRecord.closeOnFailure(ctx, cause);
     }
 }

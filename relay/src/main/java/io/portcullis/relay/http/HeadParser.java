@@ -108,7 +108,7 @@ public final class HeadParser {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if ((c < 0x20 && c != '\t') || c == 0x7f) {
-                throw new IllegalArgumentException("field " + line.substring(0, colon) + ": a control byte (expected: none)");
+                throw new IllegalArgumentException("field: a control byte in a value (expected: none)");
             }
         }
         return new RequestHead.Field(line.substring(0, colon), value);

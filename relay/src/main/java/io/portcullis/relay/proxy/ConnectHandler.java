@@ -84,8 +84,6 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.warn("connection {}: {}", ConnectionRecord.of(ctx.channel()).id(), cause.toString());
-        ConnectionRecord.of(ctx.channel()).fail(DenyCode.RELAY_ERROR);
-        ctx.close();
+        ConnectionRecord.closeOnFailure(ctx, cause);
     }
 }
