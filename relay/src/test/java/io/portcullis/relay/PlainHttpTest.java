@@ -200,6 +200,24 @@ class PlainHttpTest {
         assertFalse(origin.received().getFirst().toLowerCase().contains("upgrade"), origin.received().getFirst());
     }
 
+    @ParameterizedTest(name = "{0} -> 502 bad-response")
+    @CsvSource(delimiter = '|', value = {
+        "two lengths     | HTTP/1.1 200 OK\\r\\nContent-Length: 3\\r\\nContent-Length: 4\\r\\n\\r\\nabcd",
+        "not HTTP        | SSH-2.0-OpenSSH_9.6\\r\\n\\r\\n",
+        "a cut body      | HTTP/1.1 200 OK\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n5\\r\\nab",
+        "a bad chunk     | HTTP/1.1 200 OK\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\nzz\\r\\nab\\r\\n0\\r\\n\\r\\n",
+    })
+    void aMalformedAnswerIsNeverPassedOnWhole(String shape, String raw) throws Exception {
+        start(RecordingOrigin.answering(raw.replace("\\r", "\r").replace("\\n", "\n")));
+
+        String answer = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
+
+        boolean refused = answer.startsWith("HTTP/1.1 502 Bad Gateway\r\n") && answer.contains("Portcullis-Error: bad-response");
+        boolean cut = answer.startsWith("HTTP/1.1 200 OK\r\n") && !answer.endsWith("\r\n0\r\n\r\n");
+        assertTrue(refused || cut, shape + ": " + answer);
+        assertEquals("bad-response", nextDecision().code());
+    }
+
     @Test
     void anAnswerWithoutLengthGoesChunkedToAnHttp11ClientAndUntilTheCloseToAnHttp10One() throws Exception {
         start(RecordingOrigin.answering("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end"));

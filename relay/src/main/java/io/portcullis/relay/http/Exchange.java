@@ -171,7 +171,7 @@ public final class Exchange {
         done = true;
         timer.cancel(false);
         upstream.close();
-        if (Replies.status(code).failure()) {
+        if (Replies.status(code).failure() || code == DenyCode.CLIENT_CLOSED) {
             record.fail(code);
         } else {
             record.deny(code);

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Plain HTTP (SPEC R10) end to end: raw request bytes from a spawn's namespace through the real
  * entry and a relay with the real decider to the LAN site's HTTP origin, which records every byte
  * it received. Each row's answer is checked, and the origin's records show that only the allowed
- * requests arrived, in origin-form, without proxy fields, and never a pipelined second request.
+ * requests arrived, in origin-form, without proxy fields, and never a pipelined second request;
+ * curl, through the proxy the entry announces, gets its answer too.
  */
 @NetnsTest
 class PlainHttpEndToEndTest {
@@ -67,6 +68,7 @@ class PlainHttpEndToEndTest {
             script.append("echo '=== ").append(cells[0]).append("'; printf '").append(cells[1])
                     .append("' | socat -t 5 -T 10 - TCP:127.0.0.1:${HTTP_PROXY##*:} | tr -d '\\r'\n");
         }
+        script.append("echo '=== curl'; curl -sS -i --max-time 10 http://nas.lan/curl?q=1 | tr -d '\\r'\n");
         long before = records();
         Map<String, String> answers = new HashMap<>();
         List<Decision> decisions;
@@ -93,13 +95,15 @@ class PlainHttpEndToEndTest {
                 assertTrue(answer.contains("\nPortcullis-Deny: " + cells[3] + "\n"), cells[0] + ": " + answer);
             }
         }
-        assertEquals(ROWS.size(), decisions.size(), decisions.toString());
+        assertTrue(answers.get("curl").startsWith("HTTP/1.1 200 OK\n"), answers.get("curl"));
+        assertTrue(answers.get("curl").contains("\"target\":\"/curl?q=1\""), answers.get("curl"));
+        assertEquals(ROWS.size() + 1, decisions.size(), decisions.toString());
         assertEquals("GET /x?y=1 HTTP/1.1\r\nHost: nas.lan\r\nConnection: close\r\n\r\n", recorded(answers.get("get")));
         assertEquals("POST /p HTTP/1.1\r\nHost: nas.lan\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbody",
                 recorded(answers.get("post")));
         assertEquals("POST /c HTTP/1.1\r\nHost: nas.lan\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                 + "4\r\nbody\r\n0\r\n\r\n", recorded(answers.get("chunked")));
-        assertEquals(3, records() - before, "only the three allowed requests reached the origin");
+        assertEquals(4, records() - before, "only the four allowed requests reached the origin");
     }
 
     private static String[] cells(String row) {
