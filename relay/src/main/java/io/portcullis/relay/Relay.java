@@ -131,7 +131,7 @@ public final class Relay implements AutoCloseable {
     }
 
     private SpawnHandle bind(SpawnPolicy policy) throws IOException {
-        SpawnPorts ports = SpawnPorts.bumped(policy.proxyPort(), forwardPorts(policy),
+        SpawnPorts ports = new SpawnPorts(policy.effectiveProxyPort(), forwardPorts(policy),
                 policy.door().map(SpawnPolicy.Door::port).orElse(0));
         Optional<DoorToken> token = policy.door().isPresent()
                 ? Optional.of(DoorToken.mint(policy.door().get().tokenFile(), policy.peerUid(), random))
