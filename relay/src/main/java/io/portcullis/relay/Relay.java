@@ -10,7 +10,10 @@ import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.WallProcesses;
+import io.portcullis.relay.door.DoorKind;
+import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.forward.ForwardKind;
+import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.observe.JsonLineSink;
 import io.portcullis.relay.policy.HostConfig;
@@ -25,12 +28,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -64,6 +69,7 @@ public final class Relay implements AutoCloseable {
     private final Map<String, SpawnHandle> spawns = new ConcurrentHashMap<>();
     private final Set<String> ids = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final SecureRandom random = new SecureRandom();
 
     private Relay(Builder builder, Judge judge, DecisionSink decisions, List<AutoCloseable> owned) {
         this.loops = builder.loops;
@@ -73,11 +79,15 @@ public final class Relay implements AutoCloseable {
         HostConfig.Limits limits = builder.host.limits();
         Tunnels tunnels = new Tunnels(
                 new Dialer(transport, Math.toIntExact(limits.connectTimeout().toMillis())), limits.idleTimeout().toMillis());
+        long total = limits.httpTotal().toMillis();
         this.shared = new SpawnInitializer.Shared(
                 judge,
                 transport,
-                new ProxyKind(limits.headerBytes(), limits.headerTimeout().toMillis(), tunnels),
+                new ProxyKind(limits.headerBytes(), limits.headerTimeout().toMillis(), tunnels,
+                        new Exchange.Limits(limits.httpRequestBytes(), limits.httpResponseBytes(), total)),
                 new ForwardKind(tunnels),
+                new DoorKind(limits.headerBytes(), limits.headerTimeout().toMillis(), builder.host.owner().gatewayPort(),
+                        tunnels, new Exchange.Limits(limits.doorBodyBytes(), limits.httpResponseBytes(), total)),
                 new Budgets(limits.relayConnections()),
                 builder.wall,
                 decisions,
@@ -123,6 +133,20 @@ public final class Relay implements AutoCloseable {
     private SpawnHandle bind(SpawnPolicy policy) throws IOException {
         SpawnPorts ports = new SpawnPorts(policy.effectiveProxyPort(), forwardPorts(policy),
                 policy.door().map(SpawnPolicy.Door::port).orElse(0));
+        Optional<DoorToken> token = policy.door().isPresent()
+                ? Optional.of(DoorToken.mint(policy.door().get().tokenFile(), policy.peerUid(), random))
+                : Optional.empty();
+        try {
+            return bind(policy, ports, token);
+        } catch (IOException | RuntimeException e) {
+            if (token.isPresent()) {
+                token.get().remove();
+            }
+            throw e;
+        }
+    }
+
+    private SpawnHandle bind(SpawnPolicy policy, SpawnPorts ports, Optional<DoorToken> token) throws IOException {
         Path directory = Files.createTempDirectory(parent, "spawn-" + safe(policy.id()) + "-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path socket = directory.resolve("relay.sock");
@@ -131,7 +155,7 @@ public final class Relay implements AutoCloseable {
             Channel server = new ServerBootstrap()
                     .group(loops)
                     .channelFactory(transport.domainServer())
-                    .childHandler(new SpawnInitializer(shared, policy, ports, connections))
+                    .childHandler(new SpawnInitializer(shared, policy, ports, connections, token))
                     .bind(transport.domainAddress(socket))
                     .sync()
                     .channel();
@@ -139,7 +163,7 @@ public final class Relay implements AutoCloseable {
             if (policy.peerUid().isPresent()) {
                 handOver(directory, socket, policy.peerUid().getAsInt());
             }
-            return new SpawnHandle(policy, ports, directory, socket, server, connections,
+            return new SpawnHandle(policy, ports, directory, socket, server, connections, token,
                     handle -> {
                         spawns.remove(handle.id(), handle);
                         ids.remove(handle.id());

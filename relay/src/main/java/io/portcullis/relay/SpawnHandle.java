@@ -2,6 +2,7 @@ package io.portcullis.relay;
 
 import io.netty.channel.Channel;
 import io.netty.channel.group.ChannelGroup;
+import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.wire.SpawnPorts;
 import java.io.IOException;
@@ -17,8 +18,8 @@ import java.util.function.Consumer;
 
 /**
  * One open spawn: its unix socket in a directory of its own, and the ports its entry serves.
- * {@link #close()} stops accepting, closes the spawn's connections and removes the socket and
- * the directory; it is safe to call more than once, from any thread but an event loop's (it waits
+ * {@link #close()} stops accepting, closes the spawn's connections and removes the socket, the
+ * directory and the door token's file; it is safe to call more than once, from any thread but an event loop's (it waits
  * for the channels to close).
  */
 public final class SpawnHandle implements AutoCloseable {
@@ -28,17 +29,19 @@ public final class SpawnHandle implements AutoCloseable {
     private final Path socket;
     private final Channel server;
     private final ChannelGroup connections;
+    private final Optional<DoorToken> token;
     private final Consumer<SpawnHandle> onClose;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     SpawnHandle(SpawnPolicy policy, SpawnPorts ports, Path directory, Path socket, Channel server,
-            ChannelGroup connections, Consumer<SpawnHandle> onClose) {
+            ChannelGroup connections, Optional<DoorToken> token, Consumer<SpawnHandle> onClose) {
         this.policy = Objects.requireNonNull(policy, "policy");
         this.ports = Objects.requireNonNull(ports, "ports");
         this.directory = Objects.requireNonNull(directory, "directory");
         this.socket = Objects.requireNonNull(socket, "socket");
         this.server = Objects.requireNonNull(server, "server");
         this.connections = Objects.requireNonNull(connections, "connections");
+        this.token = Objects.requireNonNull(token, "token");
         this.onClose = Objects.requireNonNull(onClose, "onClose");
     }
 
@@ -77,9 +80,9 @@ public final class SpawnHandle implements AutoCloseable {
         return ports.door() == 0 ? OptionalInt.empty() : OptionalInt.of(ports.door());
     }
 
-    /** Where the door token is written; empty while doors are not served. */
+    /** Where the door token was written (mode 0400), when the spawn has a door; removed on close. */
     public Optional<Path> tokenFile() {
-        return Optional.empty();
+        return token.map(DoorToken::file);
     }
 
     /** The number of connections on the spawn's socket now. */
@@ -104,6 +107,9 @@ public final class SpawnHandle implements AutoCloseable {
             try {
                 Files.deleteIfExists(socket);
                 Files.deleteIfExists(directory);
+                if (token.isPresent()) {
+                    token.get().remove();
+                }
             } catch (IOException e) {
                 throw new UncheckedIOException("spawn " + id() + ": could not remove " + directory, e);
             } finally {

@@ -11,6 +11,7 @@ import io.netty.util.AttributeKey;
 import io.portcullis.entry.wire.Preamble;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.door.DoorKind;
+import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.forward.ForwardKind;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
@@ -24,6 +25,7 @@ import io.portcullis.relay.wire.PreambleDecoder;
 import io.portcullis.relay.wire.SpawnPorts;
 import java.io.IOException;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +45,7 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
             Transport transport,
             ProxyKind proxy,
             ForwardKind forward,
+            DoorKind door,
             Budgets budget,
             WallProcesses wall,
             DecisionSink decisions,
@@ -56,9 +59,12 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
     private final SpawnPorts ports;
     private final ChannelGroup connections;
     private final Budgets budget;
+    private final Optional<DoorToken> token;
 
-    SpawnInitializer(Shared shared, SpawnPolicy policy, SpawnPorts ports, ChannelGroup connections) {
+    SpawnInitializer(Shared shared, SpawnPolicy policy, SpawnPorts ports, ChannelGroup connections,
+            Optional<DoorToken> token) {
         this.shared = shared;
+        this.token = token;
         this.policy = policy;
         this.ports = ports;
         this.connections = connections;
@@ -109,12 +115,12 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
             return preamble.kind() == Preamble.Kind.PROXY ? answer(full) : closer();
         }
         return switch (preamble.kind()) {
-            case PROXY -> shared.proxy().handler(authority -> shared.judge().decide(policy, Request.connect(authority)));
+            case PROXY -> shared.proxy().handler(request -> shared.judge().decide(policy, request));
             case FORWARD -> {
                 ConnectionRecord.of(channel).target(Request.forward(preamble.port()).shown());
                 yield shared.forward().handler(port -> shared.judge().decide(policy, Request.forward(port)), preamble.port());
             }
-            case DOOR -> DoorKind.handler();
+            case DOOR -> token.isPresent() ? shared.door().handler(policy, token.get()) : closer();
         };
     }
 

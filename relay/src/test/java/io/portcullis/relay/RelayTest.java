@@ -91,7 +91,7 @@ class RelayTest {
     private SpawnHandle open() throws IOException, ConfigException {
         return open("""
                 {"id": "studio", "hosts": [{"target": "127.0.0.1:5000", "scheme": "tcp"}],
-                 "door": {"port": 3001, "routes": [], "tokenFile": "/nonexistent/token"}}""");
+                 "door": {"port": 3001, "routes": [], "tokenFile": "%s"}}""".formatted(parent.resolve("door-token")));
     }
 
     private CompletableFuture<Verdict> judge(SpawnPolicy spawn, Request request) {
@@ -459,16 +459,31 @@ class RelayTest {
     }
 
     @Test
-    void aDoorConnectionIsClosedUntilDoorsAreServed() throws Exception {
+    void theDoorTokenIsWrittenOnceReadableByItsOwnerOnlyAndRemovedWithTheSpawn() throws Exception {
+        SpawnHandle spawn = open();
+        Path token = spawn.tokenFile().orElseThrow();
+
+        assertEquals(parent.resolve("door-token"), token);
+        assertEquals("r--------", PosixFilePermissions.toString(Files.getPosixFilePermissions(token)));
+        assertTrue(Files.readString(token).matches("[0-9a-f]{64}"), "64 lowercase hex digits");
+        spawn.close();
+
+        assertFalse(Files.exists(token));
+    }
+
+    @Test
+    void aDoorRequestWithoutItsTokenIsRefusedAndTheLineNamesOnlyTheDoor() throws Exception {
         SpawnHandle spawn = open();
 
         SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.DOOR, DOOR));
-        client.write("GET /kiosk/state HTTP/1.1\r\n\r\n");
+        client.write("GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\n\r\n");
 
-        assertEquals(0, client.readToEnd().length);
+        String reply = new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
+        assertTrue(reply.startsWith("HTTP/1.1 403 Forbidden\r\n"), reply);
         Decision decision = nextDecision();
         assertEquals("door", decision.kind());
-        assertEquals("door-not-yet", decision.code());
+        assertEquals("door-route", decision.code());
+        assertEquals("door:3001", decision.target());
     }
 
     @Test

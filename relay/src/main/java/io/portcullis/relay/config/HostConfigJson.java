@@ -102,7 +102,8 @@ public final class HostConfigJson {
     private static HostConfig.Limits limits(JsonObject top) {
         HostConfig.Limits d = HostConfig.Limits.DEFAULTS;
         JsonObject limits = top.object("limits", "headerBytes", "headerTimeoutMillis", "connectTimeoutMillis",
-                "idleTimeoutMillis", "spawnConnections", "relayConnections", "doorBodyBytes");
+                "idleTimeoutMillis", "spawnConnections", "relayConnections", "doorBodyBytes",
+                "httpRequestBytes", "httpResponseBytes", "httpTotalMillis");
         if (limits == null) {
             return d;
         }
@@ -113,8 +114,11 @@ public final class HostConfigJson {
         Long spawn = limits.integer("spawnConnections", 1, 1_000_000, (long) d.spawnConnections());
         Long relay = limits.integer("relayConnections", 1, 10_000_000, (long) d.relayConnections());
         Long body = limits.integer("doorBodyBytes", 0, 1L << 30, (long) d.doorBodyBytes());
+        Long request = limits.integer("httpRequestBytes", 1, 1L << 40, d.httpRequestBytes());
+        Long response = limits.integer("httpResponseBytes", 1, 1L << 40, d.httpResponseBytes());
+        Duration total = millis(limits, "httpTotalMillis", d.httpTotal());
         if (headerBytes == null || headerTimeout == null || connectTimeout == null || idleTimeout == null
-                || spawn == null || relay == null || body == null) {
+                || spawn == null || relay == null || body == null || request == null || response == null || total == null) {
             return null;
         }
         if (body == 0) {
@@ -122,7 +126,7 @@ public final class HostConfigJson {
             return null;
         }
         return new HostConfig.Limits(headerBytes.intValue(), headerTimeout, connectTimeout, idleTimeout,
-                spawn.intValue(), relay.intValue(), body.intValue());
+                spawn.intValue(), relay.intValue(), body.intValue(), request, response, total);
     }
 
     private static HostConfig.Log log(JsonObject top) {

@@ -1,22 +1,63 @@
 package io.portcullis.relay.door;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerAdapter;
-import io.netty.channel.ChannelHandlerContext;
-import io.portcullis.relay.observe.ConnectionRecord;
-import io.portcullis.relay.policy.DenyCode;
+import io.netty.channel.ChannelInitializer;
+import io.portcullis.relay.http.Exchange;
+import io.portcullis.relay.http.HeadDecoder;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.tunnel.Tunnels;
+import java.util.Objects;
 
-/** Door connections: not served yet, so each is closed with {@code door-not-yet}. */
+/** Builds the pipeline of a door connection: {@code HeadDecoder} then {@code DoorHandler}. */
 public final class DoorKind {
-    private DoorKind() {}
+    private final int headerBytes;
+    private final long headerTimeoutMillis;
+    private final int gatewayPort;
+    private final Tunnels tunnels;
+    private final Exchange.Limits limits;
 
-    public static ChannelHandler handler() {
-        return new ChannelHandlerAdapter() {
+    /**
+     * @param gatewayPort the gateway's real port on 127.0.0.1 ({@code owner.gatewayPort}); 0 when
+     *     none is configured, and then every allowed door request fails with {@code connect-failed}
+     * @param limits the exchange's limits; the request body's is {@code limits.doorBodyBytes}
+     */
+    public DoorKind(int headerBytes, long headerTimeoutMillis, int gatewayPort, Tunnels tunnels, Exchange.Limits limits) {
+        if (gatewayPort < 0 || gatewayPort > 65535) {
+            throw new IllegalArgumentException("gatewayPort: " + gatewayPort + " (expected: 0-65535)");
+        }
+        this.headerBytes = headerBytes;
+        this.headerTimeoutMillis = headerTimeoutMillis;
+        this.gatewayPort = gatewayPort;
+        this.tunnels = Objects.requireNonNull(tunnels, "tunnels");
+        this.limits = Objects.requireNonNull(limits, "limits");
+    }
+
+    /** The handler for one door connection of {@code policy}, whose door token is {@code token}. */
+    public ChannelHandler handler(SpawnPolicy policy, DoorToken token) {
+        Objects.requireNonNull(token, "token");
+        return new ChannelInitializer<Channel>() {
             @Override
-            public void handlerAdded(ChannelHandlerContext ctx) {
-                ConnectionRecord.of(ctx.channel()).deny(DenyCode.DOOR_NOT_YET);
-                ctx.close();
+            protected void initChannel(Channel channel) {
+                channel.pipeline().addLast("head", new HeadDecoder(headerBytes, headerTimeoutMillis));
+                channel.pipeline().addLast("door-request", new DoorHandler(DoorKind.this, policy, token));
             }
         };
+    }
+
+    int gatewayPort() {
+        return gatewayPort;
+    }
+
+    Tunnels tunnels() {
+        return tunnels;
+    }
+
+    Exchange.Limits limits() {
+        return limits;
+    }
+
+    long bodyLimit() {
+        return limits.requestBytes();
     }
 }

@@ -1,2 +1,2 @@
-/** The door kind: HTTP requests to the gateway's door routes; refused until doors are served. */
+/** The door kind: one HTTP request per connection to the gateway, for an exact route of the spawn's door set with its token. */
 package io.portcullis.relay.door;

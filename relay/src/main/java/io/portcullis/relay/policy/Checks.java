@@ -19,6 +19,12 @@ final class Checks {
         }
     }
 
+    static void positive(String name, long value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+        }
+    }
+
     static void positive(String name, Duration value) {
         Objects.requireNonNull(value, name);
         if (value.isNegative() || value.isZero()) {

@@ -18,7 +18,6 @@ public enum DenyCode {
     DNS_EMPTY("dns-empty", "the name resolved to no address"),
     DEFAULT_NOT_LOOPBACK("default-not-loopback", "a manifest default must name a loopback address"),
     DEFAULT_GATEWAY_PORT("default-gateway-port", "a manifest default may not name the gateway's port"),
-    PLAIN_HTTP_NOT_YET("plain-http-not-yet", "plain HTTP requests are not supported by this relay yet"),
     DOOR_ROUTE("door-route", "the method and path are not a route of this spawn's door set"),
     DOOR_TARGET("door-target", "the door request target could be rewritten"),
     DOOR_TOKEN("door-token", "the door token is missing or wrong"),
@@ -42,9 +41,12 @@ public enum DenyCode {
     CONNECT_FAILED("connect-failed", "every checked address refused the connection"),
     CONNECT_TIMEOUT("connect-timeout", "every checked address timed out"),
     INTERNAL_ERROR("internal-error", "the relay failed while deciding, so the connection is refused"),
-    DOOR_NOT_YET("door-not-yet", "doors are not served by this relay yet"),
     HEADER_TOO_LARGE("header-too-large", "the request line and headers are larger than the limit"),
     HEADER_TIMEOUT("header-timeout", "the request head did not arrive in time"),
+    BODY_TOO_LARGE("body-too-large", "the request body is larger than the limit"),
+    BAD_RESPONSE("bad-response", "the upstream's answer is malformed or switches protocols"),
+    RESPONSE_TOO_LARGE("response-too-large", "the upstream's answer is larger than the limit"),
+    HTTP_TIMEOUT("http-timeout", "the request and its answer did not finish in time"),
     CLIENT_CLOSED("client-closed", "the client closed the connection before the relay answered"),
     RELAY_ERROR("relay-error", "the relay failed while handling the connection");
 

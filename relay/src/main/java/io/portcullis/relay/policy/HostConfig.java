@@ -54,7 +54,13 @@ public record HostConfig(
         }
     }
 
-    /** Limits and timeouts (R16). */
+    /**
+     * Limits and timeouts (R16).
+     *
+     * @param httpRequestBytes the largest request body of a plain HTTP request
+     * @param httpResponseBytes the largest answer body of a plain HTTP or door request
+     * @param httpTotal the time from a plain HTTP or door request's head to the end of its answer
+     */
     public record Limits(
             int headerBytes,
             Duration headerTimeout,
@@ -62,7 +68,14 @@ public record HostConfig(
             Duration idleTimeout,
             int spawnConnections,
             int relayConnections,
-            int doorBodyBytes) {
+            int doorBodyBytes,
+            long httpRequestBytes,
+            long httpResponseBytes,
+            Duration httpTotal) {
+
+        public static final long DEFAULT_HTTP_REQUEST_BYTES = 16L << 20;
+        public static final long DEFAULT_HTTP_RESPONSE_BYTES = 64L << 20;
+        public static final Duration DEFAULT_HTTP_TOTAL = Duration.ofMillis(300_000);
 
         public static final Limits DEFAULTS = new Limits(8192, Duration.ofMillis(10_000), Duration.ofMillis(10_000),
                 Duration.ofMillis(900_000), 512, 16_384, 1_048_576);
@@ -75,6 +88,16 @@ public record HostConfig(
             Checks.positive("limits.spawnConnections", spawnConnections);
             Checks.positive("limits.relayConnections", relayConnections);
             Checks.positive("limits.doorBodyBytes", doorBodyBytes);
+            Checks.positive("limits.httpRequestBytes", httpRequestBytes);
+            Checks.positive("limits.httpResponseBytes", httpResponseBytes);
+            Checks.positive("limits.httpTotalMillis", httpTotal);
+        }
+
+        /** The limits without the plain HTTP ones, which take their defaults. */
+        public Limits(int headerBytes, Duration headerTimeout, Duration connectTimeout, Duration idleTimeout,
+                int spawnConnections, int relayConnections, int doorBodyBytes) {
+            this(headerBytes, headerTimeout, connectTimeout, idleTimeout, spawnConnections, relayConnections,
+                    doorBodyBytes, DEFAULT_HTTP_REQUEST_BYTES, DEFAULT_HTTP_RESPONSE_BYTES, DEFAULT_HTTP_TOTAL);
         }
     }
 

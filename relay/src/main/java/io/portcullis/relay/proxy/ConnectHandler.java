@@ -4,41 +4,72 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.portcullis.relay.http.Exchange;
+import io.portcullis.relay.http.Head;
+import io.portcullis.relay.http.Replies;
+import io.portcullis.relay.http.RequestHead;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.tunnel.Tunnels;
-import java.util.Locale;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers the one request head of a proxy connection: a {@code CONNECT host:port HTTP/1.1} is
  * judged and, when allowed, tunnelled after {@code 200 Connection established}; an absolute-form
- * {@code http://} request is refused with {@code plain-http-not-yet} for now; anything else is
- * {@code 400}.
+ * {@code http://} request is read by {@link PlainHttp}, judged like a CONNECT to its authority,
+ * and exchanged once with the upstream; anything else is {@code 400}.
  */
 final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
-    private final ConnectJudge judge;
-    private final Tunnels tunnels;
+    private static final Logger log = LoggerFactory.getLogger(ConnectHandler.class);
 
-    ConnectHandler(ConnectJudge judge, Tunnels tunnels) {
+    private final ProxyJudge judge;
+    private final Tunnels tunnels;
+    private final Exchange.Limits limits;
+
+    ConnectHandler(ProxyJudge judge, Tunnels tunnels, Exchange.Limits limits) {
         this.judge = Objects.requireNonNull(judge, "judge");
         this.tunnels = Objects.requireNonNull(tunnels, "tunnels");
+        this.limits = Objects.requireNonNull(limits, "limits");
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Head head) {
-        ConnectionRecord record = ConnectionRecord.of(ctx.channel());
-        record.target(head.target);
-        if (!head.version.equals("HTTP/1.1")) {
-            refuse(ctx.channel(), DenyCode.BAD_REQUEST);
-        } else if (head.method.equals("CONNECT")) {
+        RequestHead request = head.head();
+        ConnectionRecord.of(ctx.channel()).target(request.target());
+        if (request.method().equals("CONNECT")) {
+            if (!request.isHttp11()) {
+                refuse(ctx.channel(), DenyCode.BAD_REQUEST);
+                return;
+            }
             ByteBuf early = head.content().retain();
-            tunnels.open(ctx.channel(), judge.judge(head.target), early, this::established, ConnectHandler::refuse);
-        } else if (head.target.toLowerCase(Locale.ROOT).startsWith("http://")) {
-            refuse(ctx.channel(), DenyCode.PLAIN_HTTP_NOT_YET);
+            tunnels.open(ctx.channel(), judge.judge(Request.connect(request.target())), early, this::established,
+                    ConnectHandler::refuse);
+        } else if (request.target().regionMatches(true, 0, "http://", 0, 7)) {
+            plain(ctx.channel(), request, head.content());
         } else {
             refuse(ctx.channel(), DenyCode.BAD_REQUEST);
         }
+    }
+
+    private void plain(Channel client, RequestHead request, ByteBuf after) {
+        PlainHttp plain;
+        try {
+            plain = PlainHttp.of(request);
+        } catch (IllegalArgumentException e) {
+            log.debug("connection {}: {}", ConnectionRecord.of(client).id(), e.getMessage());
+            refuse(client, DenyCode.BAD_REQUEST);
+            return;
+        }
+        ConnectionRecord.of(client).target(plain.uri().authority());
+        if (plain.outgoing().declaresMoreThan(limits.requestBytes())) {
+            refuse(client, DenyCode.BODY_TOO_LARGE);
+            return;
+        }
+        tunnels.connect(client, judge.judge(Request.http(plain.uri().authority())),
+                Exchange.after(this, plain.outgoing(), request.isHttp11(), after.retain(), limits));
     }
 
     private void established(Channel client) {

@@ -1,2 +1,2 @@
-/** The proxy kind: one HTTP/1.1 request head, a CONNECT judged by the policy, then a tunnel. */
+/** The proxy kind: one HTTP/1.1 request head; a CONNECT becomes a tunnel, a plain HTTP request one exchange. */
 package io.portcullis.relay.proxy;

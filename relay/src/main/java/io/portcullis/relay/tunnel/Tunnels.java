@@ -31,6 +31,18 @@ public final class Tunnels {
         this.idleMillis = idleMillis;
     }
 
+    /** What a kind does once the verdict is in and the dial is over; called on the client's event loop. */
+    public interface Then {
+        /** The upstream answered; {@code upstream} has auto-read off and no handlers. */
+        void connected(Channel client, Channel upstream);
+
+        /** Refused or failed with {@code code}; the record is settled. */
+        void refused(Channel client, DenyCode code);
+
+        /** The client left before the upstream was reached. */
+        void abandoned(Channel client);
+    }
+
     /**
      * Opens the tunnel of {@code client} once {@code verdict} completes. The client channel must
      * have auto-read off. {@code early} holds client bytes that arrived before the tunnel was up
@@ -41,52 +53,72 @@ public final class Tunnels {
      */
     public void open(Channel client, CompletableFuture<Verdict> verdict, ByteBuf early,
             Consumer<Channel> established, BiConsumer<Channel, DenyCode> refused) {
+        connect(client, verdict, new Then() {
+            @Override
+            public void connected(Channel channel, Channel upstream) {
+                established.accept(channel);
+                Splice.join(channel, upstream, early, idleMillis);
+            }
+
+            @Override
+            public void refused(Channel channel, DenyCode code) {
+                early.release();
+                refused.accept(channel, code);
+            }
+
+            @Override
+            public void abandoned(Channel channel) {
+                early.release();
+            }
+        });
+    }
+
+    /**
+     * Waits for {@code verdict}, dials exactly the checked addresses, and tells {@code then}.
+     * The client channel must have auto-read off.
+     */
+    public void connect(Channel client, CompletableFuture<Verdict> verdict, Then then) {
         ConnectionRecord record = ConnectionRecord.of(client);
         verdict.whenCompleteAsync((answer, error) -> {
             if (error != null) {
                 log.warn("connection {}: the decision failed: {}", record.id(), error.toString());
-                early.release();
                 record.fail(DenyCode.RELAY_ERROR);
-                refused.accept(client, DenyCode.RELAY_ERROR);
+                then.refused(client, DenyCode.RELAY_ERROR);
                 return;
             }
             record.resolved(answer.resolved());
             record.owner(answer.owner());
             switch (answer) {
                 case Verdict.Deny deny -> {
-                    early.release();
                     record.deny(deny.code());
-                    refused.accept(client, deny.code());
+                    then.refused(client, deny.code());
                 }
-                case Verdict.Allow allow -> dial(client, allow, early, established, refused);
+                case Verdict.Allow allow -> dial(client, allow, then);
             }
         }, client.eventLoop());
     }
 
-    private void dial(Channel client, Verdict.Allow allow, ByteBuf early,
-            Consumer<Channel> established, BiConsumer<Channel, DenyCode> refused) {
+    private void dial(Channel client, Verdict.Allow allow, Then then) {
         ConnectionRecord record = ConnectionRecord.of(client);
         record.allowed();
         if (!client.isActive()) {
-            early.release();
+            then.abandoned(client);
             return;
         }
         dialer.dial(client.eventLoop(), allow.dial(), record::dialing).thenAccept(outcome -> {
             switch (outcome) {
                 case Dialer.Connected connected when client.isActive() -> {
                     record.connected();
-                    established.accept(client);
-                    Splice.join(client, connected.channel(), early, idleMillis);
+                    then.connected(client, connected.channel());
                 }
                 case Dialer.Connected connected -> {
-                    early.release();
+                    then.abandoned(client);
                     connected.channel().close();
                 }
                 case Dialer.Failed failed -> {
-                    early.release();
                     log.debug("connection {}: {}", record.id(), failed.detail());
                     record.fail(failed.code());
-                    refused.accept(client, failed.code());
+                    then.refused(client, failed.code());
                 }
             }
         });

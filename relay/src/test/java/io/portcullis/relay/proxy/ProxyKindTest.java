@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
@@ -36,11 +37,12 @@ class ProxyKindTest {
         EmbeddedChannel channel = new EmbeddedChannel();
         ConnectionRecord.attach(channel, "studio", 3, InstantSource.system(), decisions::add);
         Tunnels tunnels = new Tunnels(new Dialer(Transport.nio(), 1000), 60_000);
-        ConnectJudge judge = authority -> {
-            judged.add(authority);
+        ProxyJudge judge = request -> {
+            judged.add(request.kind() + " " + request.target());
             return CompletableFuture.completedFuture(new Verdict.Deny(verdict, "test"));
         };
-        channel.pipeline().addLast(new ProxyKind(HEADER_BYTES, HEADER_TIMEOUT_MILLIS, tunnels).handler(judge));
+        channel.pipeline().addLast(new ProxyKind(HEADER_BYTES, HEADER_TIMEOUT_MILLIS, tunnels,
+                new Exchange.Limits(100, 1000, 60_000)).handler(judge));
         return channel;
     }
 
@@ -60,8 +62,6 @@ class ProxyKindTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
-        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n | 403 Forbidden   | Portcullis-Deny: plain-http-not-yet",
-        "HEAD HTTP://printer.lan/ HTTP/1.1\\r\\n\\r\\n                      | 403 Forbidden   | Portcullis-Deny: plain-http-not-yet",
         "GET / HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n                             | 400 Bad Request | Portcullis-Deny: bad-request",
         "CONNECT a.example:443 HTTP/1.0\\r\\n\\r\\n                          | 400 Bad Request | Portcullis-Deny: bad-request",
         "CONNECT a.example:443 HTTP/1.1\\n\\n                                | 400 Bad Request | Portcullis-Deny: bad-request",
@@ -98,7 +98,7 @@ class ProxyKindTest {
 
         String reply = send(channel, "CONNECT Nas.Lan:8443 HTTP/1.1\r\nHost: Nas.Lan:8443\r\n\r\n");
 
-        assertEquals(List.of("Nas.Lan:8443"), judged);
+        assertEquals(List.of("CONNECT Nas.Lan:8443"), judged);
         assertReply(reply, status, header);
         assertTrue(reply.endsWith("\r\n\r\n" + code.code() + ": " + code.sentence() + "\n"), reply);
         assertFalse(channel.isOpen());
@@ -106,6 +106,63 @@ class ProxyKindTest {
         assertEquals("Nas.Lan:8443", decision.target());
         assertEquals(code.code(), decision.code());
         assertEquals("deny", decision.verdict());
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "GET http://Printer.LAN/a?b=1 HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n    | HTTP Printer.LAN:80",
+        "HEAD HTTP://printer.lan:8080 HTTP/1.1\\r\\nHost: printer.lan:8080\\r\\n\\r\\n | HTTP printer.lan:8080",
+        "GET http://[::1]:81/ HTTP/1.1\\r\\nHost: [::1]:81\\r\\n\\r\\n            | HTTP [::1]:81",
+        "GET http://printer.lan/ HTTP/1.0\\r\\n\\r\\n                                  | HTTP printer.lan:80",
+        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 100\\r\\n\\r\\n | HTTP printer.lan:80",
+    })
+    void aPlainHttpRequestIsJudgedByItsAuthorityWithThePortMadeExplicit(String head, String judgement) {
+        EmbeddedChannel channel = channel();
+
+        String reply = send(channel, unescape(head));
+
+        assertEquals(List.of(judgement), judged);
+        assertReply(reply, "403 Forbidden", "Portcullis-Deny: not-listed");
+        assertEquals(judgement.substring(5), decisions.getFirst().target());
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "GET http://printer.lan/ HTTP/1.1\\r\\n\\r\\n                                          | bad-request",
+        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: other.lan\\r\\n\\r\\n                     | bad-request",
+        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan:81\\r\\n\\r\\n                | bad-request",
+        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nHost: printer.lan\\r\\n\\r\\n | bad-request",
+        "GET http://u:p@printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                | bad-request",
+        "GET http://printer.lan:/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                   | bad-request",
+        "GET http://printer.lan/a#b HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                 | bad-request",
+        "GET http://printer.lan/a\\\\b HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n             | bad-request",
+        "GET http://printer.lan/%zz HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                 | bad-request",
+        "GET http://printer.lan/\u00e9 HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n               | bad-request",
+        "GET https://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                  | bad-request",
+        "GET http://printer.lan/ HTTP/1.2\\r\\nHost: printer.lan\\r\\n\\r\\n                   | bad-request",
+        "G(T http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                   | bad-request",
+        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n | bad-request",
+        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\nContent-Length: 2\\r\\n\\r\\n | bad-request",
+        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\nContent-Length: 1\\r\\n\\r\\n | bad-request",
+        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1, 1\\r\\n\\r\\n | bad-request",
+        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: +1\\r\\n\\r\\n | bad-request",
+        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nTransfer-Encoding: gzip, chunked\\r\\n\\r\\n | bad-request",
+        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nTransfer-Encoding: chunked\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n | bad-request",
+        "POST http://printer.lan/ HTTP/1.0\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n            | bad-request",
+        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nX: a\\r\\n b\\r\\n\\r\\n     | bad-request",
+        "GET http://printer.lan/ HTTP/1.1\\r\\nHost : printer.lan\\r\\n\\r\\n                  | bad-request",
+        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nX: a\\u0001\\r\\n\\r\\n | bad-request",
+        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 101\\r\\n\\r\\n | body-too-large",
+    })
+    void aMalformedOrAmbiguousPlainHttpRequestIsRefusedWithoutAJudgement(String head, String code) {
+        EmbeddedChannel channel = channel();
+
+        String reply = send(channel, unescape(head));
+
+        assertTrue(judged.isEmpty(), judged.toString());
+        assertTrue(reply.contains("\r\nPortcullis-Deny: " + code + "\r\n"), reply);
+        assertFalse(channel.isOpen());
+        assertEquals(code, decisions.getFirst().code());
     }
 
     @Test
@@ -116,7 +173,7 @@ class ProxyKindTest {
             send(channel, piece);
         }
 
-        assertEquals(List.of("a.example:443"), judged);
+        assertEquals(List.of("CONNECT a.example:443"), judged);
         assertFalse(channel.isOpen());
     }
 
@@ -129,7 +186,7 @@ class ProxyKindTest {
         send(channel, head);
 
         assertEquals(HEADER_BYTES, head.length());
-        assertEquals(List.of("a.example:443"), judged);
+        assertEquals(List.of("CONNECT a.example:443"), judged);
     }
 
     @Test
@@ -170,6 +227,7 @@ class ProxyKindTest {
     }
 
     private static String unescape(String text) {
-        return text.replace("\\r", "\r").replace("\\n", "\n").replace("\\0", "\0");
+        return text.replace("\\r", "\r").replace("\\n", "\n").replace("\\0", "\0").replace("\\u0001", "\u0001")
+                .replace("\\\\", "\\");
     }
 }

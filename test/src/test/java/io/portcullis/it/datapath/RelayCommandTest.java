@@ -31,7 +31,7 @@ class RelayCommandTest {
     private Process start() throws Exception {
         Path spawn = Files.writeString(dir.resolve("spawn.json"), """
                 {"id": "cli", "proxyPort": 39080, "hosts": [{"target": "127.0.0.1:39080", "scheme": "tcp"}],
-                 "door": {"port": 3001, "routes": [], "tokenFile": "/nonexistent/token"}}""");
+                 "door": {"port": 3001, "routes": [], "tokenFile": "%s"}}""".formatted(dir.resolve("door-token")));
         Path parent = Files.createDirectory(dir.resolve("spawns"));
         return Portcullis.command(List.of("relay", "--spawn", spawn.toString(), "--dir", parent.toString()))
                 .redirectError(dir.resolve("stderr.txt").toFile())
@@ -55,7 +55,8 @@ class RelayCommandTest {
             assertEquals(39081, ready.get("proxyPort").asInt());
             assertEquals("[39080]", ready.get("forwards").toString());
             assertEquals(3001, ready.get("door").asInt());
-            assertTrue(ready.get("tokenFile").isNull());
+            assertEquals(dir.resolve("door-token").toString(), ready.get("tokenFile").asText());
+            assertTrue(Files.exists(dir.resolve("door-token")));
             assertTrue(Files.exists(socket));
             assertEquals(dir.resolve("spawns"), socket.getParent().getParent());
             assertFalse(listensOnTcp(relay.pid()), "the relay holds a TCP listening socket");
@@ -65,6 +66,7 @@ class RelayCommandTest {
             assertTrue(relay.waitFor(20, TimeUnit.SECONDS));
             assertEquals(0, relay.exitValue());
             assertFalse(Files.exists(socket.getParent()));
+            assertFalse(Files.exists(dir.resolve("door-token")));
         } finally {
             relay.destroyForcibly();
         }

@@ -1,4 +1,4 @@
-package io.portcullis.relay.proxy;
+package io.portcullis.relay.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -13,11 +13,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Reads one HTTP/1.1 request head of at most {@code maxBytes} (request line, headers and the
  * blank line) within {@code timeoutMillis}, then passes a {@link Head} on, turns auto-read off and
- * removes itself. Too large: {@code 431}; too slow: {@code 408}; a bare CR or LF, a NUL, or a
- * request line that is not three parts: {@code 400}. Headers are not interpreted: a CONNECT needs
- * none, and plain requests are refused for now.
+ * removes itself. Too large: {@code 431}; too slow: {@code 408}; a head {@link HeadParser} refuses:
+ * {@code 400}.
  */
-final class HeadDecoder extends ByteToMessageDecoder {
+public final class HeadDecoder extends ByteToMessageDecoder {
     private static final int NOT_FOUND = -1;
 
     private final int maxBytes;
@@ -26,7 +25,7 @@ final class HeadDecoder extends ByteToMessageDecoder {
     private int scanned;
     private boolean refused;
 
-    HeadDecoder(int maxBytes, long timeoutMillis) {
+    public HeadDecoder(int maxBytes, long timeoutMillis) {
         if (maxBytes < 16) {
             throw new IllegalArgumentException("maxBytes: " + maxBytes + " (expected: >= 16)");
         }
@@ -64,14 +63,15 @@ final class HeadDecoder extends ByteToMessageDecoder {
             refuse(ctx, DenyCode.BAD_REQUEST);
             return;
         }
-        String head = in.readCharSequence(end - in.readerIndex(), StandardCharsets.ISO_8859_1).toString();
-        String[] line = head.substring(0, head.indexOf("\r\n")).split(" ", -1);
-        if (line.length != 3 || line[0].isEmpty() || line[1].isEmpty()) {
+        RequestHead head;
+        try {
+            head = HeadParser.parse(in.readCharSequence(end - in.readerIndex(), StandardCharsets.ISO_8859_1).toString());
+        } catch (IllegalArgumentException e) {
             refuse(ctx, DenyCode.BAD_REQUEST);
             return;
         }
         ctx.channel().config().setAutoRead(false);
-        out.add(new Head(line[0], line[1], line[2], in.readRetainedSlice(in.readableBytes())));
+        out.add(new Head(head, in.readRetainedSlice(in.readableBytes())));
         ctx.pipeline().remove(this);
     }
 

@@ -1,4 +1,4 @@
-package io.portcullis.relay.proxy;
+package io.portcullis.relay.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -12,22 +12,22 @@ import java.nio.charset.StandardCharsets;
  * failure {@code Portcullis-Error: <code>}; both have the one-line body {@code <code>: <sentence>}
  * and close the connection.
  */
-final class Replies {
-    static final String ESTABLISHED = "HTTP/1.1 200 Connection established\r\n\r\n";
+public final class Replies {
+    public static final String ESTABLISHED = "HTTP/1.1 200 Connection established\r\n\r\n";
 
     private Replies() {}
 
     /** Writes the answer for {@code code} and closes. */
-    static void refuse(Channel channel, DenyCode code) {
+    public static void refuse(Channel channel, DenyCode code) {
         channel.writeAndFlush(render(code)).addListener(ChannelFutureListener.CLOSE);
     }
 
-    static ByteBuf established() {
+    public static ByteBuf established() {
         return Unpooled.copiedBuffer(ESTABLISHED, StandardCharsets.US_ASCII);
     }
 
     /** The whole response for {@code code}. */
-    static ByteBuf render(DenyCode code) {
+    public static ByteBuf render(DenyCode code) {
         Status status = status(code);
         byte[] body = (code.code() + ": " + code.sentence() + "\n").getBytes(StandardCharsets.UTF_8);
         String text = "HTTP/1.1 " + status.number + " " + status.reason + "\r\n"
@@ -40,17 +40,18 @@ final class Replies {
     }
 
     /** The status line for a code: upstream failures are 502/504, limits 503, the rest 4xx refusals. */
-    static Status status(DenyCode code) {
+    public static Status status(DenyCode code) {
         return switch (code) {
             case BAD_REQUEST -> new Status(400, "Bad Request", false);
+            case BODY_TOO_LARGE -> new Status(413, "Content Too Large", false);
             case HEADER_TIMEOUT -> new Status(408, "Request Timeout", false);
             case HEADER_TOO_LARGE -> new Status(431, "Request Header Fields Too Large", false);
             case LIMIT_SPAWN, LIMIT_RELAY -> new Status(503, "Service Unavailable", false);
-            case DNS_TIMEOUT, CONNECT_TIMEOUT -> new Status(504, "Gateway Timeout", true);
-            case DNS_FAILED, DNS_EMPTY, CONNECT_FAILED, RELAY_ERROR -> new Status(502, "Bad Gateway", true);
+            case DNS_TIMEOUT, CONNECT_TIMEOUT, HTTP_TIMEOUT -> new Status(504, "Gateway Timeout", true);
+            case DNS_FAILED, DNS_EMPTY, CONNECT_FAILED, RELAY_ERROR, BAD_RESPONSE, RESPONSE_TOO_LARGE -> new Status(502, "Bad Gateway", true);
             default -> new Status(403, "Forbidden", false);
         };
     }
 
-    record Status(int number, String reason, boolean failure) {}
+    public record Status(int number, String reason, boolean failure) {}
 }

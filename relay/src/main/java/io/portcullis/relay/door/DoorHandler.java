@@ -1,0 +1,74 @@
+package io.portcullis.relay.door;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.portcullis.relay.http.Exchange;
+import io.portcullis.relay.http.Head;
+import io.portcullis.relay.http.Replies;
+import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Verdict;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Serves one door request: judged by {@link DoorRequest}, then exchanged once with the gateway's
+ * real port on 127.0.0.1. The gateway is the door's one destination by design, so no owner check
+ * runs (it would refuse the gateway). The decision line names the door port and, once matched,
+ * the route from the policy; nothing the client wrote, so no token can reach a log.
+ */
+final class DoorHandler extends SimpleChannelInboundHandler<Head> {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
+    private final DoorKind kind;
+    private final SpawnPolicy policy;
+    private final DoorToken token;
+
+    DoorHandler(DoorKind kind, SpawnPolicy policy, DoorToken token) {
+        this.kind = kind;
+        this.policy = policy;
+        this.token = token;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Head head) {
+        Channel client = ctx.channel();
+        ConnectionRecord record = ConnectionRecord.of(client);
+        SpawnPolicy.Door door = policy.door().orElseThrow();
+        record.target("door:" + door.port());
+        if (policy.network() == SpawnPolicy.Network.NONE) {
+            refuse(client, DenyCode.MODE_NONE);
+            return;
+        }
+        switch (DoorRequest.judge(head.head(), door, token, kind.bodyLimit())) {
+            case DoorRequest.Refused refused -> refuse(client, refused.code());
+            case DoorRequest.Forward forward -> {
+                record.target("door:" + door.port() + " " + forward.route().method() + " " + forward.route().path());
+                forward(client, forward, head.head().isHttp11(), head.content().retain());
+            }
+        }
+    }
+
+    private void forward(Channel client, DoorRequest.Forward forward, boolean http11Client, ByteBuf early) {
+        CompletableFuture<Verdict> verdict = CompletableFuture.completedFuture(kind.gatewayPort() == 0
+                ? new Verdict.Deny(DenyCode.CONNECT_FAILED, "no owner.gatewayPort in the host configuration")
+                : new Verdict.Allow(List.of(new InetSocketAddress(LOOPBACK, kind.gatewayPort())), List.of(LOOPBACK),
+                        "door route " + forward.route().method() + " " + forward.route().path()));
+        kind.tunnels().connect(client, verdict, Exchange.after(this, forward.outgoing(), http11Client, early, kind.limits()));
+    }
+
+    private static void refuse(Channel client, DenyCode code) {
+        ConnectionRecord.of(client).deny(code);
+        Replies.refuse(client, code);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ConnectionRecord.closeOnFailure(ctx, cause);
+    }
+}

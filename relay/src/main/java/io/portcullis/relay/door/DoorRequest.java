@@ -1,0 +1,57 @@
+package io.portcullis.relay.door;
+
+import io.portcullis.relay.http.Framing;
+import io.portcullis.relay.http.Outgoing;
+import io.portcullis.relay.http.RequestHead;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.SpawnPolicy;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Judges one door request (SPEC R13), in this order, the first refusal being the answer:
+ * unambiguous framing and one {@code Host} ({@code bad-request}); the raw target by
+ * {@link DoorTarget} ({@code door-target}); the method and path exactly one route of the set,
+ * so {@code HEAD} is not {@code GET} ({@code door-route}); exactly one token field whose SHA-256
+ * equals the token's, compared in constant time ({@code door-token}); a declared body within the
+ * limit ({@code body-too-large}). Pure but for hashing.
+ */
+final class DoorRequest {
+    private DoorRequest() {}
+
+    /** The outcome: a refusal, or the request to forward and the route it matched. */
+    sealed interface Outcome permits Refused, Forward {}
+
+    record Refused(DenyCode code) implements Outcome {}
+
+    record Forward(SpawnPolicy.Route route, Outgoing outgoing) implements Outcome {}
+
+    static Outcome judge(RequestHead head, SpawnPolicy.Door door, DoorToken token, long bodyLimit) {
+        Framing framing;
+        String host;
+        try {
+            framing = Framing.of(head);
+            host = Outgoing.host(head);
+        } catch (IllegalArgumentException e) {
+            return new Refused(DenyCode.BAD_REQUEST);
+        }
+        if (!DoorTarget.isClean(head.target())) {
+            return new Refused(DenyCode.DOOR_TARGET);
+        }
+        SpawnPolicy.Route route = new SpawnPolicy.Route(head.method(), head.target());
+        if (!door.routes().contains(route)) {
+            return new Refused(DenyCode.DOOR_ROUTE);
+        }
+        List<String> tokens = head.values(door.tokenHeader());
+        if (tokens.size() != 1 || !token.matches(tokens.getFirst())) {
+            return new Refused(DenyCode.DOOR_TOKEN);
+        }
+        Outgoing outgoing = Outgoing.of(head, framing, head.target(), host == null ? "127.0.0.1" : host,
+                Set.of(door.tokenHeader().toLowerCase(Locale.ROOT)));
+        if (outgoing.declaresMoreThan(bodyLimit)) {
+            return new Refused(DenyCode.BODY_TOO_LARGE);
+        }
+        return new Forward(route, outgoing);
+    }
+}

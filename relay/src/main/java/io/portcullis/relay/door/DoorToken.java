@@ -1,0 +1,112 @@
+package io.portcullis.relay.door;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * A spawn's door token (SPEC R13): 32 random bytes, written once as 64 lowercase hex digits (no
+ * newline) to a new file of mode 0400, of which the relay keeps only the SHA-256. The file is
+ * created new (never over an existing file or through a symbolic link) in a directory that group
+ * and others cannot write, and removed when the spawn closes. No method returns or prints the token.
+ */
+public final class DoorToken {
+    static final int BYTES = 32;
+
+    private final Path file;
+    private final byte[] sha256;
+
+    private DoorToken(Path file, byte[] sha256) {
+        this.file = file;
+        this.sha256 = sha256;
+    }
+
+    /**
+     * Mints a token and writes it to {@code file}.
+     *
+     * @param owner the uid to own the file (the spawn's peer uid), when present
+     * @throws IOException when the directory is missing or writable by group or others, the file
+     *     exists, or it cannot be written; the message names the file, never the token
+     */
+    public static DoorToken mint(Path file, OptionalInt owner, SecureRandom random) throws IOException {
+        Objects.requireNonNull(file, "file");
+        Path directory = file.toAbsolutePath().getParent();
+        if (directory == null || !Files.isDirectory(directory)) {
+            throw new IOException("door.tokenFile: " + file + " (expected: in an existing directory)");
+        }
+        Set<PosixFilePermission> modes = Files.readAttributes(directory, PosixFileAttributes.class).permissions();
+        if (modes.contains(PosixFilePermission.GROUP_WRITE) || modes.contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new IOException("door.tokenFile: " + file + " (expected: in a directory that group and others cannot write, not "
+                    + PosixFilePermissions.toString(modes) + ")");
+        }
+        byte[] token = new byte[BYTES];
+        random.nextBytes(token);
+        byte[] text = HexFormat.of().formatHex(token).getBytes(StandardCharsets.US_ASCII);
+        try (SeekableByteChannel out = Files.newByteChannel(file,
+                Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("r--------")))) {
+            ByteBuffer buffer = ByteBuffer.wrap(text);
+            while (buffer.hasRemaining()) {
+                out.write(buffer);
+            }
+        } catch (IOException e) {
+            throw new IOException("door.tokenFile: " + file + " cannot be created new: " + e.getClass().getSimpleName(), e);
+        }
+        try {
+            if (owner.isPresent()) {
+                Files.setAttribute(file, "unix:uid", owner.getAsInt(), LinkOption.NOFOLLOW_LINKS);
+            }
+            return new DoorToken(file, sha256(text));
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(file);
+            throw e;
+        } finally {
+            Arrays.fill(token, (byte) 0);
+            Arrays.fill(text, (byte) 0);
+        }
+    }
+
+    /** Where the token was written. */
+    public Path file() {
+        return file;
+    }
+
+    /** Whether {@code value} (a header value, as ISO-8859-1 text) is the token; constant time. */
+    boolean matches(String value) {
+        return MessageDigest.isEqual(sha256(value.getBytes(StandardCharsets.ISO_8859_1)), sha256);
+    }
+
+    /** Removes the token file. */
+    public void remove() throws IOException {
+        Files.deleteIfExists(file);
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256: missing (expected: in every JDK)", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DoorToken[" + file + "]";
+    }
+}

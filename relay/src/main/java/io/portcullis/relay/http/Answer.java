@@ -1,0 +1,200 @@
+package io.portcullis.relay.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.policy.DenyCode;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the upstream's answer to the client, on the upstream channel: interim {@code 1xx}
+ * answers are dropped, a {@code 101} is never passed through ({@code 502 bad-response}), the
+ * hop-by-hop fields are removed and {@code Connection: close} added. The body keeps its
+ * {@code Content-Length}; without one it goes chunked to an HTTP/1.1 client (so a cut answer is
+ * visible) and until the close to an HTTP/1.0 one. A {@code Content-Length} over the limit is
+ * {@code 502 response-too-large} before anything is written; a body that grows over it is cut.
+ */
+final class Answer extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(Answer.class);
+    private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "te", "trailer",
+            "upgrade", "transfer-encoding");
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    private enum Body { NONE, LENGTH, CHUNKED, UNTIL_CLOSE }
+
+    private final Exchange exchange;
+    private final Channel client;
+    private final boolean headRequest;
+    private final boolean http11Client;
+    private final long limit;
+    private Body body;
+    private boolean skipInterim;
+    private long bytes;
+
+    Answer(Exchange exchange, Channel client, boolean headRequest, boolean http11Client, long limit) {
+        this.exchange = exchange;
+        this.client = client;
+        this.headRequest = headRequest;
+        this.http11Client = http11Client;
+        this.limit = limit;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            if (exchange.isDone()) {
+                return;
+            }
+            if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
+                log.debug("connection {}: malformed answer: {}", ConnectionRecord.of(client).id(),
+                        object.decoderResult().cause().toString());
+                exchange.fail(DenyCode.BAD_RESPONSE);
+                return;
+            }
+            if (msg instanceof HttpResponse response) {
+                head(ctx, response);
+            }
+            if (msg instanceof HttpContent content) {
+                content(ctx, content);
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void head(ChannelHandlerContext ctx, HttpResponse response) {
+        int status = response.status().code();
+        if (status == HttpResponseStatus.SWITCHING_PROTOCOLS.code()) {
+            exchange.fail(DenyCode.BAD_RESPONSE);
+            return;
+        }
+        if (status < 200) {
+            skipInterim = true;
+            return;
+        }
+        HttpHeaders headers = response.headers();
+        boolean lengthSet = HttpUtil.isContentLengthSet(response);
+        if (headRequest || status == 204 || status == 304) {
+            body = Body.NONE;
+        } else if (lengthSet) {
+            body = Body.LENGTH;
+            if (HttpUtil.getContentLength(response, -1L) > limit) {
+                exchange.fail(DenyCode.RESPONSE_TOO_LARGE);
+                return;
+            }
+        } else {
+            body = http11Client ? Body.CHUNKED : Body.UNTIL_CLOSE;
+        }
+        Set<String> removed = new HashSet<>(HOP_BY_HOP);
+        for (String connection : headers.getAll("Connection")) {
+            for (String token : connection.split(",", -1)) {
+                removed.add(token.trim().toLowerCase(Locale.ROOT));
+            }
+        }
+        if (body != Body.LENGTH && body != Body.NONE) {
+            removed.add("content-length");
+        }
+        StringBuilder text = new StringBuilder(256).append("HTTP/1.1 ").append(status).append(' ')
+                .append(HttpResponseStatus.valueOf(status).reasonPhrase()).append("\r\n");
+        for (Map.Entry<String, String> field : headers) {
+            if (!removed.contains(field.getKey().toLowerCase(Locale.ROOT))) {
+                text.append(field.getKey()).append(": ").append(field.getValue()).append("\r\n");
+            }
+        }
+        if (body == Body.CHUNKED) {
+            text.append("Transfer-Encoding: chunked\r\n");
+        }
+        text.append("Connection: close\r\n\r\n");
+        exchange.answered();
+        write(ctx, Unpooled.copiedBuffer(text, StandardCharsets.ISO_8859_1));
+    }
+
+    private void content(ChannelHandlerContext ctx, HttpContent content) {
+        if (skipInterim) {
+            if (content instanceof LastHttpContent) {
+                skipInterim = false;
+            }
+            ctx.read();
+            return;
+        }
+        ByteBuf data = content.content();
+        bytes += data.readableBytes();
+        if (bytes > limit) {
+            exchange.fail(DenyCode.RESPONSE_TOO_LARGE);
+            return;
+        }
+        if (data.isReadable() && body != Body.NONE) {
+            ByteBuf piece = body == Body.CHUNKED
+                    ? Unpooled.wrappedBuffer(Unpooled.copiedBuffer(Integer.toHexString(data.readableBytes()) + "\r\n",
+                            StandardCharsets.US_ASCII), data.retain(), Unpooled.wrappedBuffer(CRLF))
+                    : data.retain();
+            write(ctx, piece);
+        }
+        if (content instanceof LastHttpContent) {
+            if (body == Body.CHUNKED) {
+                write(ctx, Unpooled.wrappedBuffer(LAST_CHUNK));
+            }
+            exchange.finish();
+        } else if (!data.isReadable()) {
+            ctx.read();
+        }
+    }
+
+    /** Writes to the client and reads the next piece of the answer once it is written. */
+    private void write(ChannelHandlerContext ctx, ByteBuf bytes) {
+        ConnectionRecord.of(client).down(bytes.readableBytes());
+        client.writeAndFlush(bytes).addListener((ChannelFutureListener) written -> {
+            if (!written.isSuccess()) {
+                exchange.fail(DenyCode.CLIENT_CLOSED);
+            } else if (!exchange.isDone()) {
+                ctx.read();
+            }
+        });
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof ChannelInputShutdownEvent) {
+            ended();
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        ended();
+    }
+
+    /** The upstream's input ended: fine after a whole answer, else the answer is missing or cut. */
+    private void ended() {
+        if (!exchange.isDone()) {
+            exchange.fail(DenyCode.BAD_RESPONSE);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("connection {}: upstream failed: {}", ConnectionRecord.of(client).id(), cause.toString());
+        exchange.fail(DenyCode.BAD_RESPONSE);
+    }
+}

@@ -1,0 +1,243 @@
+package io.portcullis.relay.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.tunnel.Tunnels;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One request and its one answer between a client and its connected upstream (SPEC R10, R13):
+ * the {@link Outgoing} head, the client's body re-framed by {@link BodyDecoder}, then the answer
+ * read with Netty's HTTP client codec (strict line parsing, RFC 9112 transfer codings) and
+ * written back by {@link Answer} with {@code Connection: close}. Then both sides close: a second
+ * request on the connection is read and dropped, never sent. Everything runs on the client's
+ * event loop, where the upstream channel lives too.
+ */
+public final class Exchange {
+    private static final Logger log = LoggerFactory.getLogger(Exchange.class);
+
+    /**
+     * @param requestBytes the largest request body
+     * @param responseBytes the largest answer body
+     * @param totalMillis from the start of the exchange to the end of the answer
+     */
+    public record Limits(long requestBytes, long responseBytes, long totalMillis) {
+        public Limits {
+            if (requestBytes < 0 || responseBytes < 1 || totalMillis < 1) {
+                throw new IllegalArgumentException("limits: " + requestBytes + "/" + responseBytes + "/" + totalMillis
+                        + " (expected: >= 0 / >= 1 / >= 1)");
+            }
+        }
+    }
+
+    private final Channel client;
+    private final Channel upstream;
+    private final ConnectionRecord record;
+    private final Limits limits;
+    private Future<?> timer;
+    private boolean answered;
+    private boolean done;
+
+    private Exchange(Channel client, Channel upstream, Limits limits) {
+        this.client = client;
+        this.upstream = upstream;
+        this.record = ConnectionRecord.of(client);
+        this.limits = limits;
+    }
+
+    /**
+     * Sends {@code outgoing} upstream and its answer back. Both channels have auto-read off and the
+     * client's pipeline holds no handler that reads bytes; {@code early} (bytes after the head) is
+     * released here.
+     */
+    public static void start(Channel client, Channel upstream, Outgoing outgoing, boolean http11Client, ByteBuf early,
+            Limits limits) {
+        Exchange exchange = new Exchange(client, upstream, limits);
+        exchange.timer = client.eventLoop().schedule(
+                () -> exchange.fail(DenyCode.HTTP_TIMEOUT), limits.totalMillis(), TimeUnit.MILLISECONDS);
+        HttpDecoderConfig strict = new HttpDecoderConfig()
+                .setStrictLineParsing(true)
+                .setUseRfc9112TransferEncoding(true)
+                .setAllowDuplicateContentLengths(false)
+                .setValidateHeaders(true);
+        upstream.pipeline().addLast("count-up", new Counter(exchange.record::up));
+        upstream.pipeline().addLast("codec", new HttpClientCodec(strict, false, false));
+        upstream.pipeline().addLast("answer", new Answer(exchange, client, outgoing.request().method().equals(HttpMethod.HEAD),
+                http11Client, limits.responseBytes()));
+        BodyDecoder body = new BodyDecoder(outgoing.framing(), limits.requestBytes());
+        client.pipeline().addLast("body", body);
+        client.pipeline().addLast("body-up", exchange.new BodyUp());
+        upstream.write(outgoing.request()).addListener(exchange.orFail());
+        if (body.done()) {
+            upstream.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(exchange.orFail());
+        } else {
+            upstream.flush();
+        }
+        client.pipeline().fireChannelRead(early);
+        client.pipeline().fireChannelReadComplete();
+        upstream.read();
+    }
+
+    /**
+     * What a kind does after its dial: the exchange once connected (replacing {@code handler} in
+     * the client's pipeline), the refusal's answer otherwise; {@code early} is released either way.
+     */
+    public static Tunnels.Then after(ChannelHandler handler, Outgoing outgoing, boolean http11Client, ByteBuf early,
+            Limits limits) {
+        return new Tunnels.Then() {
+            @Override
+            public void connected(Channel client, Channel upstream) {
+                client.pipeline().remove(handler);
+                start(client, upstream, outgoing, http11Client, early, limits);
+            }
+
+            @Override
+            public void refused(Channel client, DenyCode code) {
+                early.release();
+                Replies.refuse(client, code);
+            }
+
+            @Override
+            public void abandoned(Channel client) {
+                early.release();
+            }
+        };
+    }
+
+    private ChannelFutureListener orFail() {
+        return written -> {
+            if (!written.isSuccess()) {
+                log.debug("connection {}: upstream write failed: {}", record.id(), written.cause().toString());
+                fail(DenyCode.CONNECT_FAILED);
+            }
+        };
+    }
+
+    /** The client's body went upstream in full, or the answer is complete: keep reading the client only to drop. */
+    void readNext(Channel channel) {
+        if (!done) {
+            channel.read();
+        }
+    }
+
+    /** The answer's head was written to the client. */
+    void answered() {
+        answered = true;
+    }
+
+    boolean isDone() {
+        return done;
+    }
+
+    /** The answer is complete and written: both sides close. */
+    void finish() {
+        if (done) {
+            return;
+        }
+        done = true;
+        timer.cancel(false);
+        client.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        upstream.close();
+    }
+
+    /**
+     * Ends the exchange with {@code code}: an answer to the client when nothing was answered yet,
+     * else a close that leaves the client with a visibly cut answer.
+     */
+    void fail(DenyCode code) {
+        if (done) {
+            return;
+        }
+        done = true;
+        timer.cancel(false);
+        upstream.close();
+        if (Replies.status(code).failure() || code == DenyCode.CLIENT_CLOSED) {
+            record.fail(code);
+        } else {
+            record.deny(code);
+        }
+        if (answered) {
+            client.close();
+        } else {
+            Replies.refuse(client, code);
+        }
+    }
+
+    /** Counts what is written to a channel. */
+    private static final class Counter extends ChannelOutboundHandlerAdapter {
+        private final LongConsumer counter;
+
+        Counter(LongConsumer counter) {
+            this.counter = counter;
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            if (msg instanceof ByteBuf bytes) {
+                counter.accept(bytes.readableBytes());
+            }
+            ctx.write(msg, promise);
+        }
+    }
+
+    /** Passes the client's body on to upstream, one piece per write, and drops what follows it. */
+    private final class BodyUp extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (done) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            switch (msg) {
+                case BodyDecoder.Failure failure -> fail(failure.code());
+                case LastHttpContent last -> upstream.writeAndFlush(last).addListener(orFail())
+                        .addListener(written -> readNext(ctx.channel()));
+                case HttpContent content -> upstream.writeAndFlush(content).addListener(orFail())
+                        .addListener(written -> readNext(ctx.channel()));
+                default -> ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+            if (!(event instanceof ChannelInputShutdownEvent)) {
+                ctx.fireUserEventTriggered(event);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (!done) {
+                done = true;
+                timer.cancel(false);
+                upstream.close();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("connection {}: client side failed: {}", record.id(), cause.toString());
+            fail(DenyCode.RELAY_ERROR);
+        }
+    }
+}

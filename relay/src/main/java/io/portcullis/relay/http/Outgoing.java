@@ -1,0 +1,82 @@
+package io.portcullis.relay.http;
+
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The request that goes upstream: HTTP/1.1, origin-form, {@code Connection: close}, the client's
+ * end-to-end fields without the hop-by-hop and proxy ones, framing written by the relay from the
+ * checked {@link Framing}, and the {@code Host} the caller chose.
+ *
+ * @param request the head to send; its body follows as the client's, re-framed
+ */
+public record Outgoing(HttpRequest request, Framing framing) {
+
+    /** Fields never passed on: hop-by-hop (RFC 9110 section 7.6.1), proxy credentials, and framing the relay writes itself. */
+    static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authorization",
+            "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "content-length", "host", "expect");
+
+    public Outgoing {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(framing, "framing");
+    }
+
+    /**
+     * The upstream request for {@code head}.
+     *
+     * @param originTarget the path and query to send
+     * @param host the {@code Host} field to send
+     * @param drop more field names to leave out (lowercase), e.g. the door token's
+     */
+    public static Outgoing of(RequestHead head, Framing framing, String originTarget, String host, Set<String> drop) {
+        Set<String> removed = new HashSet<>(HOP_BY_HOP);
+        removed.addAll(drop);
+        for (String connection : head.values("Connection")) {
+            for (String token : connection.split(",", -1)) {
+                removed.add(token.trim().toLowerCase(Locale.ROOT));
+            }
+        }
+        HttpHeaders headers = new DefaultHttpHeaders();
+        headers.add("Host", host);
+        for (RequestHead.Field field : head.fields()) {
+            if (!removed.contains(field.name().toLowerCase(Locale.ROOT))) {
+                headers.add(field.name(), field.value());
+            }
+        }
+        switch (framing) {
+            case Framing.Length length -> headers.add("Content-Length", length.bytes());
+            case Framing.Chunked chunked -> headers.add("Transfer-Encoding", "chunked");
+            case Framing.None none -> { }
+        }
+        headers.add("Connection", "close");
+        return new Outgoing(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(head.method()), originTarget,
+                headers), framing);
+    }
+
+    /**
+     * The one {@code Host} field of {@code head}, or null when an HTTP/1.0 request has none.
+     *
+     * @throws IllegalArgumentException when it is repeated, or missing in HTTP/1.1
+     */
+    public static String host(RequestHead head) {
+        List<String> hosts = head.values("Host");
+        if (hosts.size() > 1 || (hosts.isEmpty() && head.isHttp11())) {
+            throw new IllegalArgumentException("Host: " + hosts.size() + " fields (expected: exactly one)");
+        }
+        return hosts.isEmpty() ? null : hosts.getFirst();
+    }
+
+    /** Whether the client's body must be at most {@code limit} bytes and is known to be more. */
+    public boolean declaresMoreThan(long limit) {
+        return framing instanceof Framing.Length length && length.bytes() > limit;
+    }
+}

@@ -1,0 +1,206 @@
+package io.portcullis.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.portcullis.entry.wire.Preamble.Kind;
+import io.portcullis.owner.OwnerConfig;
+import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.policy.DenyList;
+import io.portcullis.relay.policy.HostConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Doors (SPEC R13) through a real relay to a loopback "gateway" that records what it received:
+ * exact routes, raw target rules, the token in constant time and removed before forwarding, and
+ * nothing refused ever arriving.
+ */
+class DoorTest {
+    private static final int DOOR = 3001;
+    private static final String ROUTES = """
+            [{"method": "GET", "path": "/kiosk/state"}, {"method": "POST", "path": "/kiosk/say"}]""";
+
+    @TempDir
+    Path parent;
+
+    private final BlockingQueue<Decision> decisions = new LinkedBlockingQueue<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private RecordingOrigin gateway;
+    private Relay relay;
+    private SpawnHandle spawn;
+    private String token;
+
+    @BeforeEach
+    void start() throws Exception {
+        gateway = RecordingOrigin.ok("state");
+        OwnerConfig d = OwnerConfig.DEFAULTS;
+        OwnerConfig owner = new OwnerConfig(d.gatewayUid(), gateway.port(), List.of(), List.of(), Set.of(), List.of(),
+                Map.of(), d.dockerEndpoint(), d.cacheWindow());
+        HostConfig.Limits limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10),
+                Duration.ofMinutes(15), 512, 16_384, 16);
+        relay = Relay.builder(new HostConfig(DenyList.DEFAULT, List.of(), List.of(), HostConfig.Dns.DEFAULTS, owner,
+                limits, HostConfig.Log.DEFAULTS)).directory(parent).decisions(decisions::add).start();
+        spawn = open("studio", "listed");
+        token = Files.readString(spawn.tokenFile().orElseThrow());
+    }
+
+    private SpawnHandle open(String id, String network) throws Exception {
+        return relay.open(SpawnPolicyJson.parse("spawn.json", """
+                {"id": "%s", "network": "%s", "door": {"port": %d, "routes": %s, "tokenFile": "%s"}}"""
+                .formatted(id, network, DOOR, ROUTES, parent.resolve(id + "-token"))));
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable resource : resources.reversed()) {
+            resource.close();
+        }
+        relay.close();
+        gateway.close();
+    }
+
+    private String send(SpawnHandle to, String request) throws Exception {
+        SpawnClient client = SpawnClient.open(to.socket(), Kind.DOOR, DOOR, request);
+        resources.add(client);
+        return new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
+    }
+
+    private Decision nextDecision() throws InterruptedException {
+        Decision decision = decisions.poll(10, TimeUnit.SECONDS);
+        assertNotNull(decision, "no decision line within 10 s");
+        assertFalse(decision.toString().contains(token), "the token is in the decision line");
+        return decision;
+    }
+
+    @Test
+    void aRouteWithItsTokenReachesTheGatewayWithoutTheToken() throws Exception {
+        String answer = send(spawn, "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nX-Door-Token: " + token
+                + "\r\nAccept: */*\r\n\r\n");
+
+        assertEquals("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Origin: yes\r\nConnection: close\r\n\r\nstate", answer);
+        assertEquals(List.of("GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nAccept: */*\r\nConnection: close\r\n\r\n"),
+                gateway.received());
+        Decision decision = nextDecision();
+        assertEquals("allow", decision.verdict());
+        assertEquals("door:3001 GET /kiosk/state", decision.target());
+        assertEquals("127.0.0.1:" + gateway.port(), decision.dialed());
+    }
+
+    @Test
+    void aBodyWithinTheLimitIsForwardedAndOneOverItIs413() throws Exception {
+        String within = send(spawn, "POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token
+                + "\r\nContent-Length: 16\r\n\r\n0123456789abcdef");
+        String over = send(spawn, "POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token
+                + "\r\nContent-Length: 17\r\n\r\n0123456789abcdefg");
+
+        assertTrue(within.startsWith("HTTP/1.1 200 OK\r\n"), within);
+        assertTrue(over.startsWith("HTTP/1.1 413 Content Too Large\r\n"), over);
+        assertEquals(1, gateway.connections());
+        assertTrue(gateway.received().getFirst().endsWith("\r\n\r\n0123456789abcdef"));
+    }
+
+    @ParameterizedTest(name = "{0} -> door-token")
+    @ValueSource(strings = {"missing", "wrong", "upper-case", "twice", "another spawn's", "with a suffix"})
+    void aMissingOrWrongTokenIsRefused(String shape) throws Exception {
+        String other = Files.readString(open("other", "listed").tokenFile().orElseThrow());
+        String field = switch (shape) {
+            case "missing" -> "";
+            case "wrong" -> "X-Door-Token: " + "0".repeat(64) + "\r\n";
+            case "upper-case" -> "X-Door-Token: " + token.toUpperCase() + "\r\n";
+            case "twice" -> "X-Door-Token: " + token + "\r\nX-Door-Token: " + token + "\r\n";
+            case "another spawn's" -> "X-Door-Token: " + other + "\r\n";
+            default -> "X-Door-Token: " + token + "0\r\n";
+        };
+
+        String answer = send(spawn, "GET /kiosk/state HTTP/1.1\r\nHost: d\r\n" + field + "\r\n");
+
+        assertTrue(answer.startsWith("HTTP/1.1 403 Forbidden\r\n"), answer);
+        assertTrue(answer.contains("\r\nPortcullis-Deny: door-token\r\n"), answer);
+        assertFalse(answer.contains(token));
+        assertEquals("door-token", nextDecision().code());
+        assertEquals(0, gateway.connections());
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(delimiter = '|', value = {
+        "GET  | /kiosk/%2e%2e/state             | door-target",
+        "GET  | /kiosk/%73tate                  | door-target",
+        "GET  | //kiosk/state                   | door-target",
+        "GET  | /kiosk//state                   | door-target",
+        "GET  | /kiosk/./state                  | door-target",
+        "GET  | /./kiosk/state                  | door-target",
+        "GET  | /kiosk/../kiosk/state           | door-target",
+        "GET  | /kiosk/state/..                 | door-target",
+        "GET  | /kiosk\\state                   | door-target",
+        "GET  | /kiosk/state?x=1                | door-target",
+        "GET  | /kiosk/state#top                | door-target",
+        "GET  | /kiosk/st\u00e4te               | door-target",
+        "GET  | /kiosk/\u00c0\u00ae/state       | door-target",
+        "GET  | http://127.0.0.1:3001/kiosk/state | door-target",
+        "GET  | *                               | door-target",
+        "HEAD | /kiosk/state                    | door-route",
+        "get  | /kiosk/state                    | door-route",
+        "POST | /kiosk/state                    | door-route",
+        "GET  | /kiosk/state/                   | door-route",
+        "GET  | /Kiosk/state                    | door-route",
+        "GET  | /kiosk                          | door-route",
+    })
+    void aTargetThatCouldBeRewrittenOrIsNoRouteIsRefusedEvenWithTheToken(String method, String target, String code)
+            throws Exception {
+        String answer = send(spawn, method + " " + target + " HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token + "\r\n\r\n");
+
+        assertTrue(answer.contains("\r\nPortcullis-Deny: " + code + "\r\n"), answer);
+        Decision decision = nextDecision();
+        assertEquals(code, decision.code());
+        assertEquals("door:3001", decision.target());
+        assertEquals(0, gateway.connections());
+    }
+
+    @Test
+    void anOverlongTargetIsRefused() throws Exception {
+        String answer = send(spawn, "GET /" + "a".repeat(2000) + " HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token + "\r\n\r\n");
+
+        assertTrue(answer.contains("\r\nPortcullis-Deny: door-target\r\n"), answer);
+        assertEquals(0, gateway.connections());
+    }
+
+    @Test
+    void aSmugglingShapeIs400EvenOnARouteWithTheToken() throws Exception {
+        String answer = send(spawn, "POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token
+                + "\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /kiosk/state HTTP/1.1\r\n\r\n");
+
+        assertTrue(answer.startsWith("HTTP/1.1 400 Bad Request\r\n"), answer);
+        assertEquals(0, gateway.connections());
+    }
+
+    @Test
+    void aSpawnWithNetworkNoneHasNoDoor() throws Exception {
+        SpawnHandle none = open("sealed", "none");
+        String sealed = Files.readString(none.tokenFile().orElseThrow());
+
+        String answer = send(none, "GET /kiosk/state HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + sealed + "\r\n\r\n");
+
+        assertTrue(answer.contains("\r\nPortcullis-Deny: mode-none\r\n"), answer);
+        assertEquals(0, gateway.connections());
+    }
+}
