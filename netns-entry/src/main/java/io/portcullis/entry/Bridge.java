@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -31,15 +32,17 @@ final class Bridge {
     static final Duration BUSY_RELAY_WAIT = Duration.ofSeconds(2);
 
     private final UnixDomainSocketAddress relay;
+    private final Workers workers;
     private final PrintStream log;
     private final AtomicBoolean relayDown = new AtomicBoolean();
 
-    Bridge(Path relay, PrintStream log) {
+    Bridge(Path relay, Workers workers, PrintStream log) {
         this.relay = UnixDomainSocketAddress.of(relay);
+        this.workers = workers;
         this.log = log;
     }
 
-    /** Runs on the connection's own virtual thread until both directions have ended. */
+    /** Runs on one of the workers until both directions have ended; the other direction takes a second one. */
     void carry(SocketChannel client, Preamble preamble) {
         SocketChannel upstream;
         try {
@@ -55,10 +58,17 @@ final class Bridge {
         if (relayDown.getAndSet(false)) {
             log.println("portcullis entry: relay " + relay.getPath() + " reachable again");
         }
-        Thread up = Thread.ofVirtual().start(() -> pump(client, upstream));
+        CountDownLatch upEnded = new CountDownLatch(1);
+        workers.run(() -> {
+            try {
+                pump(client, upstream);
+            } finally {
+                upEnded.countDown();
+            }
+        });
         pump(upstream, client);
         try {
-            up.join();
+            upEnded.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -67,9 +77,9 @@ final class Bridge {
     }
 
     /**
-     * A virtual thread connects without blocking, and a unix socket whose accept queue is full then
-     * answers EAGAIN instead of making the caller wait. That relay is busy, not gone: try again for a
-     * short while. A missing socket or a refusal is final at once.
+     * The connect does not block, so a unix socket whose accept queue is full answers EAGAIN instead
+     * of making the caller wait without end. That relay is busy, not gone: try again for a short
+     * while. A missing socket or a refusal is final at once.
      */
     private SocketChannel dial(Preamble preamble) throws IOException {
         long deadline = System.nanoTime() + BUSY_RELAY_WAIT.toNanos();
@@ -97,7 +107,11 @@ final class Bridge {
     private SocketChannel dialOnce(Preamble preamble) throws IOException {
         SocketChannel upstream = SocketChannel.open(StandardProtocolFamily.UNIX);
         try {
-            upstream.connect(relay);
+            upstream.configureBlocking(false);
+            if (!upstream.connect(relay) && !upstream.finishConnect()) {
+                throw new IOException("connect to " + relay.getPath() + " did not complete");
+            }
+            upstream.configureBlocking(true);
             ByteBuffer bytes = ByteBuffer.wrap(preamble.encode());
             while (bytes.hasRemaining()) {
                 upstream.write(bytes);

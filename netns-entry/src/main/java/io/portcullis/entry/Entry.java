@@ -9,13 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A running entry: its listeners, one accepting virtual thread per listening socket, and one virtual
- * thread per direction of every connection.
+ * A running entry: its listeners, one accepting thread per listening socket, and one worker thread
+ * per direction of every connection.
  */
 final class Entry implements AutoCloseable {
 
     private final EntryOptions options;
     private final Listeners listeners;
+    private final Workers workers;
     private final Bridge bridge;
     private final PrintStream log;
     private final List<Thread> acceptors = new ArrayList<>();
@@ -23,7 +24,8 @@ final class Entry implements AutoCloseable {
     private Entry(EntryOptions options, Listeners listeners, PrintStream log) {
         this.options = options;
         this.listeners = listeners;
-        this.bridge = new Bridge(options.relay(), log);
+        this.workers = new Workers();
+        this.bridge = new Bridge(options.relay(), workers, log);
         this.log = log;
     }
 
@@ -31,7 +33,7 @@ final class Entry implements AutoCloseable {
     static Entry start(EntryOptions options, PrintStream log) throws Listeners.BindFailure {
         Entry entry = new Entry(options, Listeners.bind(options.endpoints()), log);
         for (Listeners.Listener listener : entry.listeners.all()) {
-            entry.acceptors.add(Thread.ofVirtual()
+            entry.acceptors.add(Thread.ofPlatform().daemon(true)
                     .name("accept " + Listeners.hostPort(listener.address(), listener.endpoint().port()))
                     .start(() -> entry.accept(listener)));
         }
@@ -71,7 +73,7 @@ final class Entry implements AutoCloseable {
                 pause();
                 continue;
             }
-            Thread.ofVirtual().start(() -> {
+            workers.run(() -> {
                 noDelay(client);
                 bridge.carry(client, listener.endpoint().preamble());
             });
