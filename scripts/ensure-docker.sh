@@ -23,5 +23,5 @@ if ! docker image inspect "$image" >/dev/null 2>&1; then
     mkdir -p "$rootfs/bin"
     cp "$busybox" "$rootfs/bin/busybox"
     for applet in sh nc httpd sleep cat echo ls; do ln -s busybox "$rootfs/bin/$applet"; done
-    tar -C "$rootfs" -c . | docker import -q - "$image" >/dev/null
+    tar -C "$rootfs" -c . | docker import - "$image" >/dev/null
 fi

@@ -6,7 +6,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerCheck;
+import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.forward.ForwardKind;
 import io.portcullis.relay.observe.DecisionSink;
@@ -229,7 +231,9 @@ public final class Relay implements AutoCloseable {
     /**
      * How to build a relay. Every part has a real default: the best transport, one event loop
      * thread per core, the system temporary directory as parent, the decision log of the
-     * host configuration, a fail-closed owner check, and the policy's decider over netty DNS.
+     * host configuration, this host's owner check built from the host configuration's owner part
+     * (owned and closed by the relay, fed with the relay's wall processes), and the policy's
+     * decider over netty DNS.
      */
     public static final class Builder {
         private final HostConfig host;
@@ -259,7 +263,10 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
-        /** The owner check for targets on this host; the default refuses with {@code owner-error}. */
+        /**
+         * The owner check for targets on this host, instead of the system's (kept open by the caller);
+         * {@link OwnerCheck#failClosed} refuses every such target with {@code owner-error}.
+         */
         public Builder ownerCheck(OwnerCheck check) {
             this.ownerCheck = Objects.requireNonNull(check, "check");
             return this;
@@ -310,7 +317,9 @@ public final class Relay implements AutoCloseable {
                     wall = WallProcesses.withSelf();
                 }
                 if (ownerCheck == null) {
-                    ownerCheck = OwnerCheck.failClosed("the owner check is not wired into this relay yet");
+                    ManagedOwnerCheck system = OwnerChecks.system(host.owner(), wall);
+                    owned.add(system);
+                    ownerCheck = system;
                 }
                 if (decisions == null) {
                     JsonLineSink sink = host.log().file().isPresent()

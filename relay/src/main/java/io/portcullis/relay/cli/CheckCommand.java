@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.portcullis.owner.OwnerCheck;
+import io.portcullis.owner.ManagedOwnerCheck;
+import io.portcullis.owner.OwnerChecks;
+import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
@@ -49,13 +51,12 @@ import picocli.CommandLine.Model.CommandSpec;
                     + "One JSON line per target, in input order:",
             "  {\"target\", \"verdict\": \"allow\"|\"deny\", \"code\" (deny only), \"addresses\", \"detail\"}",
             "",
-            "Targets on this host need the owner check; this build refuses them with owner-error.",
+            "A target on this host gets the owner check's real answer, as the relay would give it now.",
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:every target is allowed", "1:some target is denied", "2:usage or configuration error"})
 final class CheckCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String OWNER_MISSING = "the owner check is not part of this build, so targets on this host are refused";
 
     @Spec
     CommandSpec spec;
@@ -87,10 +88,11 @@ final class CheckCommand implements Callable<Integer> {
         List<String> input = targets.isEmpty() ? stdin() : targets;
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try (NettyResolver resolver = new NettyResolver(group.next(), host.dns());
-                OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), resolver)) {
+                OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), resolver);
+                ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf())) {
             long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
             own.refresh().get(bound, TimeUnit.MILLISECONDS);
-            Decider decider = new Decider(new Rules(host), resolver, own, OwnerCheck.failClosed(OWNER_MISSING));
+            Decider decider = new Decider(new Rules(host), resolver, own, owner);
             boolean denied = false;
             for (String target : input) {
                 Verdict verdict = decider.decide(spawn, request(target))

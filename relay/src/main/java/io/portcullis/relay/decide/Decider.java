@@ -2,6 +2,7 @@ package io.portcullis.relay.decide;
 
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerCheck;
+import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.OwnAddresses;
@@ -96,7 +97,7 @@ public final class Decider {
                 .handle((ignored, failure) -> {
                     if (failure != null) {
                         return new Verdict.Deny(DenyCode.OWNER_ERROR, "the owner check failed: " + failure,
-                                ask.allow().resolved());
+                                ask.allow().resolved(), OwnerEvidence.NONE);
                     }
                     return Rules.afterOwner(ask, answers.stream().map(CompletableFuture::join).toList());
                 });

@@ -1,6 +1,7 @@
 package io.portcullis.relay.policy;
 
 import io.portcullis.owner.OwnerAnswer;
+import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -94,15 +95,25 @@ public final class Rules {
 
     private Step listed(SpawnPolicy.Entry entry) {
         Target target = entry.target();
-        if (entry.source() == OwnerQuery.Source.DEFAULT) {
-            if (!target.isLoopback()) {
-                return deny(DenyCode.DEFAULT_NOT_LOOPBACK, "manifest default " + target + " does not name a loopback address");
-            }
-            if (target.port() == gatewayPort) {
-                return deny(DenyCode.DEFAULT_GATEWAY_PORT, "manifest default " + target + " names the gateway's port");
-            }
+        Verdict.Deny refusal = entry.source() == OwnerQuery.Source.DEFAULT ? defaultRefusal(target) : null;
+        if (refusal != null) {
+            return new Step.Decided(refusal);
         }
         return new Step.Resolve(target, entry, literal(target));
+    }
+
+    /**
+     * The refusal of a manifest default naming {@code target} before any owner check (R12), or
+     * null: it must name a loopback address, and not the gateway's port.
+     */
+    public Verdict.Deny defaultRefusal(Target target) {
+        if (!target.isLoopback()) {
+            return new Verdict.Deny(DenyCode.DEFAULT_NOT_LOOPBACK, "manifest default " + target + " does not name a loopback address");
+        }
+        if (target.port() == gatewayPort) {
+            return new Verdict.Deny(DenyCode.DEFAULT_GATEWAY_PORT, "manifest default " + target + " names the gateway's port");
+        }
+        return null;
     }
 
     /** {@code localhost} is 127.0.0.1 without DNS, so a forward never depends on a resolver. */
@@ -178,11 +189,14 @@ public final class Rules {
         return null;
     }
 
-    /** Step 8: the owner check's answers, in the order of {@code ask.queries()}. */
+    /**
+     * Step 8: the owner check's answers, in the order of {@code ask.queries()}. A refusal carries
+     * the evidence of the answer that refused; an allow carries the evidence of every answer.
+     */
     public static Verdict afterOwner(Step.AskOwner ask, List<OwnerAnswer> answers) {
         if (answers.size() != ask.queries().size()) {
             return new Verdict.Deny(DenyCode.OWNER_ERROR, "the owner check gave " + answers.size() + " answers to "
-                    + ask.queries().size() + " questions", ask.allow().resolved());
+                    + ask.queries().size() + " questions", ask.allow().resolved(), OwnerEvidence.NONE);
         }
         for (int i = 0; i < answers.size(); i++) {
             OwnerAnswer answer = answers.get(i);
@@ -191,10 +205,28 @@ public final class Rules {
                 OwnerQuery query = ask.queries().get(i);
                 return new Verdict.Deny(code == null ? DenyCode.OWNER_ERROR : code,
                         "owner check of " + Literals.format(query.address()) + " port " + query.port() + ": " + answer.detail(),
-                        ask.allow().resolved());
+                        ask.allow().resolved(), answer.evidence());
             }
         }
-        return ask.allow();
+        return ask.allow().withOwner(merged(answers));
+    }
+
+    /** The evidence of several answers as one: every listener and process, the first container. */
+    private static OwnerEvidence merged(List<OwnerAnswer> answers) {
+        if (answers.size() == 1) {
+            return answers.getFirst().evidence();
+        }
+        List<OwnerEvidence.Listener> listeners = new ArrayList<>();
+        List<OwnerEvidence.Process> processes = new ArrayList<>();
+        OwnerEvidence.Container container = null;
+        for (OwnerAnswer answer : answers) {
+            listeners.addAll(answer.evidence().listeners());
+            processes.addAll(answer.evidence().processes());
+            if (container == null) {
+                container = answer.evidence().container();
+            }
+        }
+        return new OwnerEvidence(listeners, processes, container);
     }
 
     private static Step deny(DenyCode code, String detail) {

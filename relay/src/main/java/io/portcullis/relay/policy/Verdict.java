@@ -1,5 +1,6 @@
 package io.portcullis.relay.policy;
 
+import io.portcullis.owner.OwnerEvidence;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -11,12 +12,17 @@ public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
     /** Every address the target resolved to (or its literal), in answer order; may be empty. */
     List<InetAddress> resolved();
 
+    /** What the owner check saw (SPEC R17's owner evidence); null when it was not asked. */
+    OwnerEvidence owner();
+
     /**
      * Allowed: dial {@code dial} in order, the next on failure, and nothing else.
      *
      * @param detail one line on why (which entry or shape allowed it)
+     * @param owner what the owner check saw; null when it was not asked
      */
-    record Allow(List<InetSocketAddress> dial, List<InetAddress> resolved, String detail) implements Verdict {
+    record Allow(List<InetSocketAddress> dial, List<InetAddress> resolved, String detail, OwnerEvidence owner)
+            implements Verdict {
         public Allow {
             dial = List.copyOf(dial);
             resolved = List.copyOf(resolved);
@@ -25,14 +31,31 @@ public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
                 throw new IllegalArgumentException("dial: [] (expected: at least one checked address)");
             }
         }
+
+        public Allow(List<InetSocketAddress> dial, List<InetAddress> resolved, String detail) {
+            this(dial, resolved, detail, null);
+        }
+
+        /** This verdict with the owner check's evidence. */
+        public Allow withOwner(OwnerEvidence evidence) {
+            return new Allow(dial, resolved, detail, Objects.requireNonNull(evidence, "evidence"));
+        }
     }
 
-    /** Refused with a stable code and one line of detail. */
-    record Deny(DenyCode code, String detail, List<InetAddress> resolved) implements Verdict {
+    /**
+     * Refused with a stable code and one line of detail.
+     *
+     * @param owner what the owner check saw; null when it was not asked
+     */
+    record Deny(DenyCode code, String detail, List<InetAddress> resolved, OwnerEvidence owner) implements Verdict {
         public Deny {
             Objects.requireNonNull(code, "code");
             Objects.requireNonNull(detail, "detail");
             resolved = List.copyOf(resolved);
+        }
+
+        public Deny(DenyCode code, String detail, List<InetAddress> resolved) {
+            this(code, detail, resolved, null);
         }
 
         public Deny(DenyCode code, String detail) {

@@ -51,6 +51,7 @@ public final class Tunnels {
                 return;
             }
             record.resolved(answer.resolved());
+            record.owner(answer.owner());
             switch (answer) {
                 case Verdict.Deny deny -> {
                     early.release();

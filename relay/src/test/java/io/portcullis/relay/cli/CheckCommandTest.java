@@ -13,6 +13,9 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,12 +69,23 @@ class CheckCommandTest {
         return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
+    /** A loopback port nothing listens on, so the owner check answers owner-none. */
+    static final int QUIET_PORT = quietPort();
+
+    static int quietPort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     String spawn(String network) throws IOException {
         Path file = dir.resolve("spawn.json");
         Files.writeString(file, """
                 {"id": "studio", "network": "%s", "hosts": [
                   {"target": "nas.lan:8443", "scheme": "https"},
-                  {"target": "127.0.0.1:5000", "scheme": "tcp"}]}""".formatted(network));
+                  {"target": "127.0.0.1:%d", "scheme": "tcp"}]}""".formatted(network, QUIET_PORT));
         return file.toString();
     }
 
@@ -85,13 +99,13 @@ class CheckCommandTest {
     @Test
     void oneLinePerTargetInInputOrder() throws IOException {
         Run run = run("", "check", "--spawn", spawn("internet"), "--host", host(),
-                "public.test:443", "split.test:443", "nas.lan:8443", "127.0.0.1:5000", "a@b:443", "public.test:80");
+                "public.test:443", "split.test:443", "nas.lan:8443", "127.0.0.1:" + QUIET_PORT, "a@b:443", "public.test:80");
         assertEquals(1, run.status(), run.err());
-        assertEquals(List.of("public.test:443", "split.test:443", "nas.lan:8443", "127.0.0.1:5000", "a@b:443", "public.test:80"),
+        assertEquals(List.of("public.test:443", "split.test:443", "nas.lan:8443", "127.0.0.1:" + QUIET_PORT, "a@b:443", "public.test:80"),
                 run.lines().stream().map(l -> l.get("target").asText()).toList());
         assertEquals(List.of("allow", "deny", "allow", "deny", "deny", "deny"),
                 run.lines().stream().map(l -> l.get("verdict").asText()).toList());
-        assertEquals(List.of("", "not-global-unicast", "", "owner-error", "bad-request", "port-not-allowed"),
+        assertEquals(List.of("", "not-global-unicast", "", "owner-none", "bad-request", "port-not-allowed"),
                 run.lines().stream().map(l -> l.path("code").asText()).toList());
         assertEquals("[\"93.184.216.34\",\"2606:2800:220:1::1\"]", run.lines().get(0).get("addresses").toString());
         assertEquals("[\"93.184.216.34\",\"10.0.0.5\"]", run.lines().get(1).get("addresses").toString());
@@ -107,7 +121,7 @@ class CheckCommandTest {
 
     @Test
     void targetsFromStandardInput() throws IOException {
-        Run run = run("nas.lan:8443\n\n  127.0.0.1:5000  \r\nhttp://nas.lan:8443\n", "check", "--spawn", spawn("listed"), "--host", host());
+        Run run = run("nas.lan:8443\n\n  127.0.0.1:" + QUIET_PORT + "  \r\nhttp://nas.lan:8443\n", "check", "--spawn", spawn("listed"), "--host", host());
         assertEquals(1, run.status(), run.err());
         assertEquals(List.of("allow", "deny", "deny"), run.lines().stream().map(l -> l.get("verdict").asText()).toList());
         assertEquals("not-listed", run.lines().get(2).get("code").asText());

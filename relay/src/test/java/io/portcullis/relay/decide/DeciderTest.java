@@ -91,13 +91,18 @@ class DeciderTest {
         return CompletableFuture.completedFuture(Resolution.resolved(addresses(answer)));
     };
 
-    /** Port 5000 belongs to the add-on; everything else to another user. */
+    /** Port 5000 belongs to the add-on; everything else to another user. Evidence: one listener on the port. */
     final OwnerCheck owner = query -> {
         asked.add(query);
         return CompletableFuture.completedFuture(query.port() == 5000
-                ? OwnerAnswer.allow("the add-on's own service", OwnerEvidence.NONE)
-                : OwnerAnswer.deny(OwnerCode.OTHER_USER, "uid 1001", OwnerEvidence.NONE));
+                ? OwnerAnswer.allow("the add-on's own service", evidence(query, 4100))
+                : OwnerAnswer.deny(OwnerCode.OTHER_USER, "uid 1001", evidence(query, 1001)));
     };
+
+    static OwnerEvidence evidence(OwnerQuery query, int uid) {
+        return new OwnerEvidence(List.of(new OwnerEvidence.Listener("inet", query.address().getHostAddress(), query.port(),
+                uid, 7, false, "")), List.of(), null);
+    }
 
     static List<InetAddress> addresses(String spaced) {
         List<InetAddress> out = new ArrayList<>();
@@ -225,10 +230,65 @@ class DeciderTest {
         assertEquals(expected, outcome(verdict));
     }
 
+    @ParameterizedTest(name = "manifest default {0} -> {1}")
+    @CsvSource({
+        "127.0.0.1:9000,           default-gateway-port",
+        "127.0.0.2:9000,           default-gateway-port",
+        "localhost:9000,           default-gateway-port",
+        "[::1]:9000,               default-gateway-port",
+        "[::ffff:127.0.0.1]:9000,  default-gateway-port",
+        "nas.lan:8080,             default-not-loopback",
+        "192.168.1.10:80,          default-not-loopback",
+        "[2001:db8::1]:80,         default-not-loopback",
+        "[::ffff:192.168.1.10]:80, default-not-loopback",
+        "93.184.216.99:80,         default-not-loopback",
+        "127.0.0.1:5000,           allow",
+        "localhost:8080,           owner-other-user",
+    })
+    void aManifestDefaultIsLoopbackOnlyNeverTheGatewaysPortAndAsksAsADefault(String target, String expected)
+            throws ConfigException {
+        String spawn = """
+                {"id": "studio", "hosts": [{"target": "%s", "scheme": "tcp", "source": "default"}]}""".formatted(target);
+        Verdict verdict = decide(spawn, Request.connect(target));
+        assertEquals(expected, outcome(verdict), verdict.toString());
+        assertEquals(List.of(), resolved, "names sent to DNS");
+        assertEquals(expected.startsWith("default-") ? 0 : 1, asked.size(), asked.toString());
+        asked.forEach(query -> assertEquals(OwnerQuery.Source.DEFAULT, query.source()));
+    }
+
     @Test
     void ownerIsAskedForEveryOwnAddressWithTheEntrysSource() throws ConfigException {
         decide(SPAWN, Request.forward(8080));
         assertEquals(List.of(new OwnerQuery("studio", OwnerQuery.Source.DEFAULT, addresses("127.0.0.1").get(0), 8080)), asked);
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> owner evidence {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            FORWARD | 5000           | 127.0.0.1:5000 uid 4100
+            FORWARD | 8080           | 127.0.0.1:8080 uid 1001
+            CONNECT | mixed.lan:443  | 127.0.0.1:443 uid 1001
+            CONNECT | nas.lan:8443   | none
+            FORWARD | 9000           | none
+            FORWARD | 5001           | none
+            """)
+    void theVerdictCarriesTheOwnerEvidenceWhenTheOwnerWasAsked(String kind, String target, String expected)
+            throws ConfigException {
+        Verdict verdict = decide(SPAWN, request(kind, target));
+        OwnerEvidence evidence = verdict.owner();
+        assertEquals(expected, evidence == null ? "none" : evidence.listeners().stream()
+                .map(l -> l.address() + ":" + l.port() + " uid " + l.uid()).reduce((a, b) -> a + ", " + b).orElse("[]"));
+    }
+
+    @Test
+    void anAllowOverSeveralOwnAddressesCarriesEveryAnswersEvidence() throws ConfigException {
+        SpawnPolicy spawn = SpawnPolicyJson.parse("spawn", """
+                {"id": "studio", "hosts": [{"target": "both.lan:5000", "scheme": "tcp"}]}""");
+        HostConfig host = HostConfigJson.parse("host", "{\"ownAddresses\": [\"192.168.1.10\"]}");
+        Resolver both = name -> CompletableFuture.completedFuture(Resolution.resolved(addresses("127.0.0.1 192.168.1.10")));
+        Verdict verdict = new Decider(new Rules(host), both, () -> new OwnAddresses(Set.copyOf(host.ownAddresses())), owner)
+                .decide(spawn, Request.connect("both.lan:5000")).join();
+        assertEquals(List.of("127.0.0.1", "192.168.1.10"),
+                verdict.owner().listeners().stream().map(OwnerEvidence.Listener::address).toList(), verdict.toString());
     }
 
     @Test

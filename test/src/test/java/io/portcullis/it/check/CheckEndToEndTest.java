@@ -101,8 +101,8 @@ class CheckEndToEndTest {
         "portal.test:443          | deny  | own-address        | -",
         "alias.test:443           | deny  | own-address        | 93.184.77.11",
         "v6own.test:443           | deny  | own-address        | 2001:4860:77::11",
-        "self.test:8443           | deny  | owner-error        | 93.184.77.1",
-        "127.0.0.1:5000           | deny  | owner-error        | 127.0.0.1",
+        "self.test:8443           | deny  | owner-none         | 93.184.77.1",
+        "127.0.0.1:5000           | deny  | owner-none         | 127.0.0.1",
         "meta.test:8080           | deny  | deny-listed        | 169.254.169.254");
 
     private static final List<String> BAD_SPELLINGS = List.of(

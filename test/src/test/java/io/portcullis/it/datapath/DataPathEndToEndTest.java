@@ -289,7 +289,7 @@ class DataPathEndToEndTest {
             assertTrue(run.out().strip().endsWith("curl 52"), run.toString());
             Decision decision = spawn.next();
             assertEquals("forward", decision.kind());
-            assertEquals("owner-error", decision.code());
+            assertEquals("owner-none", decision.code());
             assertNull(decision.dialed());
         }
     }

@@ -1,0 +1,49 @@
+package io.portcullis.owner.docker;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A running container as the owner check needs it.
+ *
+ * @param name without Docker's leading slash
+ * @param addresses its own addresses on every Docker network it joined
+ */
+public record ContainerInfo(String id, String name, Map<String, String> labels, List<Published> ports,
+        Set<InetAddress> addresses) {
+
+    public static final String PROJECT = "com.docker.compose.project";
+    public static final String WORKING_DIR = "com.docker.compose.project.working_dir";
+
+    public ContainerInfo {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(name, "name");
+        labels = Map.copyOf(labels);
+        ports = List.copyOf(ports);
+        addresses = Set.copyOf(addresses);
+    }
+
+    /** A port published on the host. {@code hostIp} null: every address; a wildcard: every address of its family. */
+    public record Published(InetAddress hostIp, int port, String protocol) {
+        public Published {
+            Objects.requireNonNull(protocol, "protocol");
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
+            }
+        }
+
+        boolean answers(InetAddress target, int targetPort) {
+            return port == targetPort && protocol.equals("tcp")
+                    && (hostIp == null || hostIp.equals(target)
+                            || (hostIp.isAnyLocalAddress() && hostIp.getClass() == target.getClass()));
+        }
+    }
+
+    /** Whether this container publishes {@code port} over TCP on {@code target}. */
+    public boolean publishes(InetAddress target, int port) {
+        return ports.stream().anyMatch(p -> p.answers(target, port));
+    }
+}

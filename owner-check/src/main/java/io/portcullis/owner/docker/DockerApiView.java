@@ -1,0 +1,140 @@
+package io.portcullis.owner.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.async.ResultCallback;
+import com.github.dockerjava.api.model.Event;
+import com.github.dockerjava.api.model.EventType;
+import com.github.dockerjava.core.DefaultDockerClientConfig;
+import com.github.dockerjava.core.DockerClientImpl;
+import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Docker view over the Engine API (docker-java, zerodep transport). A container event marks the
+ * view stale and the next question re-lists; a periodic re-list and events re-subscription cover a
+ * lost stream. Until the first successful list, and after any failed one, Docker counts as down.
+ */
+public final class DockerApiView implements DockerView, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DockerApiView.class);
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration RESPONSE_TIMEOUT = Duration.ofSeconds(5);
+
+    private final DockerClient client;
+    private final ScheduledExecutorService timer;
+    private final Object lock = new Object();
+    private volatile List<ContainerInfo> view = List.of();
+    private volatile boolean stale = true;
+    private volatile Closeable events;
+
+    /** Connects lazily: nothing here fails when Docker is down. */
+    public DockerApiView(String endpoint, Duration relistEvery) {
+        URI host = URI.create(endpoint);
+        DefaultDockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder()
+                .withDockerHost(endpoint)
+                .withDockerTlsVerify(false)
+                .build();
+        ZerodepDockerHttpClient http = new ZerodepDockerHttpClient.Builder()
+                .dockerHost(host)
+                .connectionTimeout(CONNECT_TIMEOUT)
+                .responseTimeout(RESPONSE_TIMEOUT)
+                .build();
+        this.client = DockerClientImpl.getInstance(config, http);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "owner-docker-view");
+            t.setDaemon(true);
+            return t;
+        });
+        long every = relistEvery.toMillis();
+        timer.scheduleWithFixedDelay(this::refresh, 0, every, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public List<ContainerInfo> containers(boolean fresh) throws DockerDownException {
+        if (!fresh && !stale && events != null) {
+            return view;
+        }
+        synchronized (lock) {
+            try {
+                stale = false;
+                List<ContainerInfo> listed = client.listContainersCmd().exec().stream().map(Containers::info).toList();
+                view = listed;
+                return listed;
+            } catch (RuntimeException e) {
+                stale = true;
+                throw new DockerDownException("docker: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private void refresh() {
+        try {
+            subscribe();
+            containers(true);
+        } catch (DockerDownException | RuntimeException e) {
+            LOG.debug("docker view refresh failed: {}", e.toString());
+        }
+    }
+
+    private void subscribe() {
+        if (events != null) {
+            return;
+        }
+        ResultCallback.Adapter<Event> stream = new ResultCallback.Adapter<>() {
+            @Override
+            public void onNext(Event event) {
+                stale = true;
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+                lost();
+            }
+
+            @Override
+            public void onComplete() {
+                lost();
+            }
+        };
+        // Set before exec: a stream that fails at once calls lost() after this, not before.
+        events = stream;
+        try {
+            client.eventsCmd().withEventTypeFilter(EventType.CONTAINER).exec(stream);
+        } catch (RuntimeException e) {
+            lost();
+            throw e;
+        }
+    }
+
+    /** Whether the events stream is open, so the view may be trusted between re-lists. */
+    boolean following() {
+        return events != null;
+    }
+
+    private void lost() {
+        stale = true;
+        events = null;
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        Closeable stream = events;
+        try {
+            if (stream != null) {
+                stream.close();
+            }
+            client.close();
+        } catch (IOException e) {
+            LOG.debug("docker client close: {}", e.toString());
+        }
+    }
+}

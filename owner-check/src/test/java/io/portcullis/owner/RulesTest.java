@@ -1,0 +1,96 @@
+package io.portcullis.owner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.portcullis.owner.OwnerQuery.Source;
+import io.portcullis.owner.docker.ContainerInfo;
+import io.portcullis.owner.kernel.ProcessInfo;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The R31 and R32 rules as tables, without a kernel or Docker. */
+class RulesTest {
+    private static final long WALL_PID = 99;
+    private static final OwnerConfig CONFIG = new OwnerConfig(4100, 18789, List.of(Path.of("/home/gw/checkout")),
+            List.of(new OwnerConfig.Signature("gateway", Pattern.compile(".*/gateway\\.mjs"), null),
+                    new OwnerConfig.Signature("satellite", null, Pattern.compile("/opt/satellite/bin/.*"))),
+            Set.of("studio", "notes"), List.of(Path.of("/srv/bundles")), Map.of("studio", Set.of("shared-db")),
+            OwnerConfig.DEFAULT_DOCKER_ENDPOINT, Duration.ofSeconds(1));
+    private static final Rules RULES = rules();
+
+    private static Rules rules() {
+        WallProcesses wall = new WallProcesses();
+        wall.add(WALL_PID);
+        return new Rules(CONFIG, wall);
+    }
+
+    /** Holders as {@code pid:cwd:exe:argv...}, joined by {@code ;}. */
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(delimiter = '|', value = {
+        "OWNER   | 10:/srv/addon:/usr/bin/python3:python3:app.py                                 | allow",
+        "DEFAULT | 10:/srv/addon:/usr/bin/python3:python3:app.py                                 | owner-default-user",
+        "OWNER   | ''                                                                            | owner-unmapped",
+        "OWNER   | 10:/tmp:/usr/bin/node:node:/anywhere/gateway.mjs                              | owner-gateway",
+        "OWNER   | 10:/tmp:/opt/satellite/bin/sat:sat                                            | owner-gateway",
+        "OWNER   | 99:/tmp:/usr/bin/python3:python3                                              | owner-wall",
+        "OWNER   | 10:/tmp:/usr/bin/bwrap:bwrap:--unshare-net                                    | owner-wall",
+        "OWNER   | 10:/home/gw/checkout/sub:/usr/bin/python3:python3                             | owner-checkout",
+        "OWNER   | 10:/tmp:/home/gw/checkout/bin/tool:tool                                       | owner-checkout",
+        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/home/gw/checkout/serve.py                   | owner-checkout",
+        "OWNER   | 10:/tmp:/usr/bin/python3:python3:--root=/home/gw/checkout                     | owner-checkout",
+        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/home/gw/checkout-other/x.py                 | allow",
+        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/home/gw/checkout/../elsewhere/x.py          | allow",
+        "OWNER   | 10:/srv/addon:/usr/bin/python3:python3;11:/home/gw/checkout:/usr/bin/node:node | owner-checkout",
+        "OWNER   | 99:/home/gw/checkout:/usr/bin/node:node:/x/gateway.mjs                        | owner-gateway",
+        "DEFAULT | 99:/home/gw/checkout:/usr/bin/python3:python3                                 | owner-wall",
+    })
+    void theGatewayUsersSocket(Source source, String holders, String expected) {
+        List<ProcessInfo> processes = holders.isEmpty() ? List.of() : Arrays.stream(holders.split(";")).map(RulesTest::process).toList();
+        assertEquals(expected, RULES.gatewayUser(source, processes).map(r -> r.code().code()).orElse("allow"));
+    }
+
+    /** Labels as {@code project|working_dir}; {@code -} for none. */
+    @ParameterizedTest(name = "{0} {1} project={2} dir={3} -> {4}")
+    @CsvSource({
+        "studio, OWNER,   studio,    -,                    allow",
+        "studio, DEFAULT, studio,    -,                    allow",
+        "studio, OWNER,   notes,     -,                    owner-other-addon",
+        "studio, OWNER,   mystery,   -,                    owner-unknown-project",
+        "studio, OWNER,   -,         -,                    owner-unlabelled",
+        "studio, OWNER,   -,         /srv/bundles/studio,  owner-unlabelled",
+        "studio, OWNER,   whatever,  /srv/bundles/studio,  allow",
+        "studio, OWNER,   studio,    /srv/bundles/ghost,   owner-unknown-project",
+        "studio, OWNER,   studio,    /srv/bundles/notes,   owner-other-addon",
+        "studio, OWNER,   studio,    /elsewhere/notes,     allow",
+        "studio, OWNER,   shared-db, -,                    allow",
+        "studio, DEFAULT, shared-db, -,                    owner-unknown-project",
+        "notes,  OWNER,   shared-db, -,                    owner-unknown-project",
+        "notes,  OWNER,   studio,    -,                    owner-other-addon",
+    })
+    void aContainer(String addon, Source source, String project, String workingDir, String expected) {
+        Map<String, String> labels = new HashMap<>();
+        if (!project.equals("-")) {
+            labels.put(ContainerInfo.PROJECT, project);
+        }
+        if (!workingDir.equals("-")) {
+            labels.put(ContainerInfo.WORKING_DIR, workingDir);
+        }
+        ContainerInfo container = new ContainerInfo("c1", "web", labels, List.of(), Set.of());
+        OwnerQuery query = new OwnerQuery(addon, source, InetAddress.getLoopbackAddress(), 8080);
+        assertEquals(expected, RULES.container(query, container).map(r -> r.code().code()).orElse("allow"));
+    }
+
+    private static ProcessInfo process(String spec) {
+        String[] f = spec.strip().split(":");
+        return new ProcessInfo(Long.parseLong(f[0]), 4100, Arrays.asList(f).subList(3, f.length), f[1], f[2]);
+    }
+}
