@@ -10,13 +10,13 @@ import io.netty.channel.socket.DuplexChannelConfig;
 import io.portcullis.entry.wire.Preamble;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.door.DoorKind;
-import io.portcullis.relay.forward.ForwardKind;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.proxy.ProxyKind;
+import io.netty.util.AttributeKey;
 import io.portcullis.relay.tunnel.Transport;
 import io.portcullis.relay.wire.KindRouter;
 import io.portcullis.relay.wire.PreambleDecoder;
@@ -24,6 +24,8 @@ import io.portcullis.relay.wire.SpawnPorts;
 import java.io.IOException;
 import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,32 +37,33 @@ import org.slf4j.LoggerFactory;
 final class SpawnInitializer extends ChannelInitializer<Channel> implements KindRouter {
     private static final Logger log = LoggerFactory.getLogger(SpawnInitializer.class);
 
-    /** The shared parts of the relay that every spawn uses. */
+    /**
+     * The parts of the relay that every spawn uses; {@code current} is the configuration
+     * generation that new connections take.
+     */
     record Shared(
-            Judge judge,
+            AtomicReference<Generation> current,
             Transport transport,
-            ProxyKind proxy,
-            ForwardKind forward,
             Budgets budget,
             WallProcesses wall,
             DecisionSink decisions,
             InstantSource clock,
             AtomicLong ids,
-            long headerTimeoutMillis,
-            int spawnConnections) {}
+            IntSupplier spawnsOpen) {}
+
+    private static final AttributeKey<Generation> GENERATION = AttributeKey.valueOf(SpawnInitializer.class, "generation");
 
     private final Shared shared;
     private final SpawnPolicy policy;
     private final SpawnPorts ports;
     private final ChannelGroup connections;
-    private final Budgets budget;
+    private final Budgets budget = new Budgets();
 
     SpawnInitializer(Shared shared, SpawnPolicy policy, SpawnPorts ports, ChannelGroup connections) {
         this.shared = shared;
         this.policy = policy;
         this.ports = ports;
         this.connections = connections;
-        this.budget = new Budgets(shared.spawnConnections());
     }
 
     @Override
@@ -72,6 +75,9 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
         connections.add(channel);
         ConnectionRecord record = ConnectionRecord.attach(
                 channel, policy.id(), shared.ids().incrementAndGet(), shared.clock(), shared.decisions());
+        Generation generation = shared.current().get();
+        channel.attr(GENERATION).set(generation);
+        record.generation(generation.number());
         Transport.Peer peer = peer(channel, record.id());
         if (peer != null) {
             shared.wall().add(peer.pid());
@@ -82,7 +88,7 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
             channel.close();
             return;
         }
-        channel.pipeline().addLast("preamble", new PreambleDecoder(ports, this, shared.headerTimeoutMillis()));
+        channel.pipeline().addLast("preamble", new PreambleDecoder(ports, this, generation.headerTimeoutMillis()));
     }
 
     private Transport.Peer peer(Channel channel, long id) {
@@ -96,16 +102,17 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
 
     @Override
     public ChannelHandler route(Channel channel, Preamble preamble) {
-        DenyCode full = Budgets.acquire(channel, budget, shared.budget());
+        Generation generation = channel.attr(GENERATION).get();
+        DenyCode full = Budgets.acquire(channel, budget, shared.budget(), generation.limits(), shared.spawnsOpen().getAsInt());
         if (full != null) {
             ConnectionRecord.of(channel).deny(full);
             return preamble.kind() == Preamble.Kind.PROXY ? answer(full) : closer();
         }
         return switch (preamble.kind()) {
-            case PROXY -> shared.proxy().handler(authority -> shared.judge().decide(policy, Request.connect(authority)));
+            case PROXY -> generation.proxy().handler(authority -> generation.judge().decide(policy, Request.connect(authority)));
             case FORWARD -> {
                 ConnectionRecord.of(channel).target(Request.forward(preamble.port()).shown());
-                yield shared.forward().handler(port -> shared.judge().decide(policy, Request.forward(port)), preamble.port());
+                yield generation.forward().handler(port -> generation.judge().decide(policy, Request.forward(port)), preamble.port());
             }
             case DOOR -> DoorKind.handler();
         };

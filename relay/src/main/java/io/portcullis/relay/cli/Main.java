@@ -17,7 +17,7 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "exactly what its policy allows, checked against the kernel, DNS and Docker at each connection.",
         commandListHeading = "%nCommands:%n",
         footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."},
-        subcommands = {CheckCommand.class, OwnerCommand.class, RelayCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {CheckCommand.class, OwnerCommand.class, RelayCommand.class, DaemonCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     private static InputStream in = System.in;
 
