@@ -236,6 +236,11 @@ public final class Relay implements AutoCloseable {
         return Optional.ofNullable(spawns.get(Objects.requireNonNull(id, "id")));
     }
 
+    /** The relay's counters and histograms. */
+    public Metrics metrics() {
+        return metrics;
+    }
+
     /** The relay's metrics in the Prometheus text format (SPEC R17). */
     public String metricsText() {
         return metrics.text(new Metrics.Gauges() {

@@ -114,6 +114,7 @@ final class Control {
         try {
             host = hosts.read();
         } catch (ConfigException e) {
+            relay.metrics().reloaded(false);
             log.warn("reload refused, generation {} stays: {}", relay.generation(), e.getMessage());
             return reloadRefused(e.problems());
         }
