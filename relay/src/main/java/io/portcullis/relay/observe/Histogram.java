@@ -1,5 +1,6 @@
 package io.portcullis.relay.observe;
 
+import java.math.BigDecimal;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -8,13 +9,13 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class Histogram {
     /** Upper bounds in seconds: 100 µs to 10 s, wide enough for a cached answer and a slow DNS server. */
-    static final double[] BOUNDS = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
-        1, 2.5, 5, 10};
+    private static final String[] BOUNDS = {"0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025",
+        "0.05", "0.1", "0.25", "0.5", "1.0", "2.5", "5.0", "10.0"};
     private static final long[] BOUND_NANOS = new long[BOUNDS.length];
 
     static {
         for (int i = 0; i < BOUNDS.length; i++) {
-            BOUND_NANOS[i] = Math.round(BOUNDS[i] * 1e9);
+            BOUND_NANOS[i] = new BigDecimal(BOUNDS[i]).movePointRight(9).longValueExact();
         }
     }
 
