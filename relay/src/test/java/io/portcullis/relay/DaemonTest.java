@@ -225,8 +225,11 @@ class DaemonTest {
             openAndClose("spawn-" + i);
         }
 
-        assertEquals(fds, openFiles(), "open file descriptors");
-        assertEquals(threads, Thread.activeCount(), "threads");
+        // Other test classes share this JVM and may end threads or sockets meanwhile; one leaked per spawn is 1,000.
+        long fdsAfter = openFiles();
+        int threadsAfter = Thread.activeCount();
+        assertTrue(fdsAfter <= fds + 5, "open file descriptors: " + fds + " before, " + fdsAfter + " after");
+        assertTrue(threadsAfter <= threads + 2, "threads: " + threads + " before, " + threadsAfter + " after");
         try (Stream<Path> left = Files.list(spawns)) {
             assertEquals(0, left.count(), "spawn directories");
         }
