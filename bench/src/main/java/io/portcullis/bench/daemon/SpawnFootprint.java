@@ -33,8 +33,8 @@ import java.util.concurrent.TimeUnit;
  * spawn (its budget raised for the run). The judge allows the forward without DNS or an owner
  * check, so the figures are the engine's, not the policy's.
  *
- * <p>Usage: {@code SpawnFootprint [SPAWNS] [TUNNELS]} (default 2000 and 10000); needs about four
- * file descriptors per tunnel ({@code ulimit -n}).
+ * <p>Usage: {@code SpawnFootprint [SPAWNS] [TUNNELS]} (default 2000 and 10000); the client and the
+ * origin run in this process too, so each tunnel takes four file descriptors ({@code ulimit -n}).
  */
 public final class SpawnFootprint {
     private SpawnFootprint() {}
@@ -100,12 +100,20 @@ public final class SpawnFootprint {
             long heapBefore = settledHeap();
             long rssBefore = rssBytes();
             byte[] preamble = new Preamble(Preamble.Kind.FORWARD, port).encode();
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            origin.configureBlocking(false);
             for (int i = 0; i < count && System.nanoTime() < deadline; i++) {
                 SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(spawn.socket()));
                 client.write(ByteBuffer.wrap(preamble));
                 clients.add(client);
-                accepted.add(origin.accept());
+                SocketChannel dialed;
+                while ((dialed = origin.accept()) == null && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                if (dialed == null) {
+                    break;
+                }
+                accepted.add(dialed);
             }
             while (spawn.openConnections() < clients.size() && System.nanoTime() < deadline) {
                 Thread.sleep(10);
