@@ -88,30 +88,46 @@ mib() {  # median of column $1, KiB -> MiB
     median "$1" | awk '{printf "%.1f", $1 / 1024}'
 }
 
-measure() {  # measure NAME JVM-OPTIONS...
-    local name=$1 results hz
+names=()
+opts=()
+variant() {  # variant NAME JVM-OPTIONS...: registers one column of runs
+    [ -z "${ONLY:-}" ] || [[ $1 =~ $ONLY ]] || return 0
+    names+=("$1")
     shift
-    results=$(for ((r = 0; r < runs; r++)); do unshare --net bash -c 'one_run "$@"' bash "$@"; done)
+    opts+=("$*")
+}
+
+row() {  # row INDEX: the medians of one variant's runs
+    local results hz
+    results=$(cat "$work/runs.$1")
     hz=$(getconf CLK_TCK)
-    echo "| $name | $(median 1 <<<"$results" | awk '{printf "%.1f", $1 / 10}')" \
+    echo "| ${names[$1]} | $(median 1 <<<"$results" | awk '{printf "%.1f", $1 / 10}')" \
         "| $(median 2 <<<"$results" | awk -v hz="$hz" '{print int($1 * 1000 / hz)}')" \
         "| $(mib 3 <<<"$results") | $(mib 4 <<<"$results") | $(mib 5 <<<"$results")" \
         "| $(mib 6 <<<"$results") | $(mib 7 <<<"$results") | $(mib 8 <<<"$results")" \
         "| $(median 9 <<<"$results") |"
 }
 
-variant() {  # variant NAME JVM-OPTIONS...
-    [ -z "${ONLY:-}" ] || [[ $1 =~ $ONLY ]] || return 0
-    measure "$@"
-}
-
-echo "machine: $(nproc) cores, $(uname -sr), $("$java" -version 2>&1 | sed -n 2p)," \
-    "load average $(cut -d' ' -f1-3 /proc/loadavg); median of $runs runs; memory in MiB"
-echo
-echo "| JVM options | ready ms | CPU ms | RSS ready | RSS settled | anon settled | RSS $idle idle | anon $idle idle | peak RSS | fds |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 variant "JDK defaults"                    -Xlog:disable
 variant "tuned, CDS off"                  $tuned -Xshare:off
 variant "tuned, JDK's default CDS"        $tuned -Xshare:auto
 variant "tuned + AppCDS archive"          $tuned -XX:SharedArchiveFile="$work/entry.jsa"
 variant "tuned + AOT cache (JEP 483/514)" $tuned -XX:AOTCache="$work/entry.aot"
+
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+# Interleaved, so that other load on the machine falls on every variant alike.
+for ((r = 0; r < runs; r++)); do
+    for i in "${!names[@]}"; do
+        # shellcheck disable=SC2086 # the options are words
+        unshare --net bash -c 'one_run "$@"' bash ${opts[$i]} >>"$work/runs.$i"
+    done
+done
+
+echo "machine: $(nproc) cores, $(uname -sr), $("$java" -version 2>&1 | sed -n 2p)," \
+    "load average at the start $load, at the end $(cut -d' ' -f1-3 /proc/loadavg); median of $runs runs; memory in MiB"
+echo
+echo "| JVM options | ready ms | CPU ms | RSS ready | RSS settled | anon settled | RSS $idle idle | anon $idle idle | peak RSS | fds |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for i in "${!names[@]}"; do
+    row "$i"
+done

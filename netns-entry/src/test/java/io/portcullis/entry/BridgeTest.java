@@ -15,7 +15,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -245,6 +248,55 @@ class BridgeTest {
             }
         }
         assertEquals("", logBytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void closesTheConnectionWhenTheRelaysAcceptQueueStaysFull() throws Exception {
+        int port = FreePorts.take(1).getFirst();
+        relay = TestRelay.stalled(socket(), TestRelay.ECHO);
+        List<SocketChannel> queued = fillAcceptQueue(socket());
+        try {
+            entry = Entry.start(((CommandLine.Run) CommandLine.parse("--relay", socket().toString(), "--proxy-port", "" + port))
+                    .options(), log);
+            try (Socket client = connect(Listeners.IPV4_LOOPBACK, port)) {
+                client.setSoTimeout(10_000);
+                long begin = System.nanoTime();
+                assertEquals(-1, readOrEnd(client));
+                long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin);
+                assertTrue(waited >= Bridge.BUSY_RELAY_WAIT.toMillis() - 100 && waited < 5000, "closed after " + waited + " ms");
+            }
+            assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("unreachable"), logBytes::toString);
+        } finally {
+            for (SocketChannel channel : queued) {
+                channel.close();
+            }
+        }
+    }
+
+    /** Connects without blocking until the kernel answers that the relay's accept queue is full. */
+    private static List<SocketChannel> fillAcceptQueue(Path socket) throws IOException {
+        List<SocketChannel> queued = new ArrayList<>();
+        while (queued.size() < 64) {
+            SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+            channel.configureBlocking(false);
+            try {
+                channel.connect(UnixDomainSocketAddress.of(socket));
+                queued.add(channel);
+            } catch (IOException e) {
+                channel.close();
+                assertTrue(Bridge.busy(e), e.toString());
+                return queued;
+            }
+        }
+        throw new AssertionError("the accept queue never filled");
+    }
+
+    private static int readOrEnd(Socket client) throws IOException {
+        try {
+            return client.getInputStream().read();
+        } catch (SocketException e) {
+            return -1;
+        }
     }
 
     @Test

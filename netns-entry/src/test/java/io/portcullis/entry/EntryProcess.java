@@ -31,7 +31,7 @@ final class EntryProcess {
         this.dir = dir;
     }
 
-    /** Output files and helper scripts go to {@code dir}. */
+    /** The entry's stdout and stderr go to files in {@code dir}. */
     static EntryProcess in(Path dir) {
         return new EntryProcess(dir);
     }

@@ -84,6 +84,7 @@ final class TestRelay implements AutoCloseable {
     @Override
     public void close() throws IOException {
         server.close();
+        accepting.countDown();
         Files.deleteIfExists(socket);
     }
 

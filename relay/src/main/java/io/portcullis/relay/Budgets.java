@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Open-connection budgets (SPEC R16): one for the whole relay, one per spawn. A connection holds
- * its place in both until its channel closes. The sizes come from the configuration generation
+ * its place in both from accept until its channel closes. The sizes come from the configuration generation
  * in use when the connection is placed, so a reload changes them for new connections only.
  *
  * <p>Fairness: the last quarter of the relay's places goes only to spawns that hold less than

@@ -118,7 +118,7 @@ public final class Relay implements AutoCloseable {
     }
 
     private SpawnHandle bind(SpawnPolicy policy) throws IOException {
-        SpawnPorts ports = SpawnPorts.bumped(policy.proxyPort(), forwardPorts(policy),
+        SpawnPorts ports = new SpawnPorts(policy.effectiveProxyPort(), forwardPorts(policy),
                 policy.door().map(SpawnPolicy.Door::port).orElse(0));
         Path directory = Files.createTempDirectory(parent, "spawn-" + safe(policy.id()) + "-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));

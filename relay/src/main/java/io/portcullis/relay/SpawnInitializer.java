@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.DuplexChannelConfig;
+import io.netty.util.AttributeKey;
 import io.portcullis.entry.wire.Preamble;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.door.DoorKind;
@@ -31,11 +32,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Sets up each connection accepted on one spawn's socket: the peer check (SO_PEERCRED) before a
- * byte is read, the decision record, then the preamble, which routes to the kind's handler within
- * the connection budgets.
+ * byte is read, the decision record, the connection budgets, then the preamble, which routes to
+ * the kind's handler, or to a refusal when a budget was full.
  */
 final class SpawnInitializer extends ChannelInitializer<Channel> implements KindRouter {
     private static final Logger log = LoggerFactory.getLogger(SpawnInitializer.class);
+    private static final AttributeKey<DenyCode> OVER_BUDGET = AttributeKey.valueOf(SpawnInitializer.class, "overBudget");
 
     /**
      * The parts of the relay that every spawn uses; {@code current} is the configuration
@@ -88,6 +90,11 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
             channel.close();
             return;
         }
+        // Counted from accept, so that connections that never send a preamble are bounded too.
+        DenyCode full = Budgets.acquire(channel, budget, shared.budget(), generation.limits(), shared.spawnsOpen().getAsInt());
+        if (full != null) {
+            channel.attr(OVER_BUDGET).set(full);
+        }
         channel.pipeline().addLast("preamble", new PreambleDecoder(ports, this, generation.headerTimeoutMillis()));
     }
 
@@ -103,7 +110,7 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
     @Override
     public ChannelHandler route(Channel channel, Preamble preamble) {
         Generation generation = channel.attr(GENERATION).get();
-        DenyCode full = Budgets.acquire(channel, budget, shared.budget(), generation.limits(), shared.spawnsOpen().getAsInt());
+        DenyCode full = channel.attr(OVER_BUDGET).get();
         if (full != null) {
             ConnectionRecord.of(channel).deny(full);
             return preamble.kind() == Preamble.Kind.PROXY ? answer(full) : closer();

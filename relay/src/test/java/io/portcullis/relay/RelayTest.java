@@ -367,6 +367,24 @@ class RelayTest {
     }
 
     @Test
+    void aConnectionCountsAgainstTheBudgetBeforeItsPreamble() throws Exception {
+        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
+                1, 100, 1 << 20);
+        SpawnHandle spawn = open();
+        SpawnClient silent = closing(SpawnClient.connect(spawn.socket()));
+        for (long deadline = System.nanoTime() + 5_000_000_000L; spawn.openConnections() == 0; ) {
+            assertTrue(System.nanoTime() < deadline, "the silent connection was not accepted");
+            Thread.sleep(10);
+        }
+
+        SpawnClient next = tunnel(spawn, "origin.test:443");
+
+        String head = next.readHead();
+        assertTrue(head.contains("\r\nPortcullis-Deny: limit-spawn\r\n"), head);
+        silent.close();
+    }
+
+    @Test
     void theRelaysConnectionBudgetCoversEverySpawn() throws Exception {
         limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
                 10, 1, 1 << 20);

@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -60,6 +61,9 @@ final class CheckCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @ParentCommand
+    Main main;
 
     @Option(names = "--spawn", required = true, paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
     Path spawnFile;
@@ -129,7 +133,7 @@ final class CheckCommand implements Callable<Integer> {
 
     private List<String> stdin() throws IOException {
         List<String> lines = new ArrayList<>();
-        var reader = new BufferedReader(new InputStreamReader(Main.stdin(spec), StandardCharsets.UTF_8));
+        var reader = new BufferedReader(new InputStreamReader(main.stdin(), StandardCharsets.UTF_8));
         for (String line; (line = reader.readLine()) != null; ) {
             if (!line.isBlank()) {
                 lines.add(line.strip());

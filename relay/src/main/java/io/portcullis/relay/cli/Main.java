@@ -19,7 +19,7 @@ import picocli.CommandLine.Model.CommandSpec;
         footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."},
         subcommands = {CheckCommand.class, OwnerCommand.class, RelayCommand.class, DaemonCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
-    private static InputStream in = System.in;
+    private final InputStream in;
 
     @CommandLine.Spec
     CommandSpec spec;
@@ -28,10 +28,13 @@ public final class Main implements Runnable {
         System.exit(run(args, System.in, System.out, System.err));
     }
 
+    private Main(InputStream in) {
+        this.in = in;
+    }
+
     /** Runs the command line with these streams; returns the exit status. Never throws. */
     public static int run(String[] args, InputStream stdin, PrintStream stdout, PrintStream stderr) {
-        in = stdin;
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = new CommandLine(new Main(stdin));
         cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
@@ -47,7 +50,8 @@ public final class Main implements Runnable {
         }
     }
 
-    static InputStream stdin(CommandSpec ignored) {
+    /** Standard input, for subcommands that read targets from it. */
+    InputStream stdin() {
         return in;
     }
 

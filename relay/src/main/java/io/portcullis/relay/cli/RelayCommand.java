@@ -18,6 +18,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code portcullis relay}: one spawn on its own relay, until the wall's lifeline ends (SPEC R5). */
@@ -25,8 +26,10 @@ import picocli.CommandLine.Spec;
         name = "relay",
         mixinStandardHelpOptions = true,
         description = {
-            "Opens one spawn: a fresh directory (0700) holding a unix socket (0600) for the spawn's entry, then prints "
-                    + "one JSON line when it listens:",
+            "Runs the relay of one spawn until the wall's lifeline ends.",
+            "",
+            "Opens a fresh directory (0700) holding a unix socket (0600) for the spawn's entry, then prints one JSON "
+                    + "line when it listens:",
             "  {\"socket\", \"proxyPort\", \"forwards\", \"door\", \"tokenFile\"}",
             "It runs until its standard input closes (the wall's lifeline), SIGTERM or SIGINT, then removes the "
                     + "directory. One JSON decision line per connection goes to standard error or the host's log.file.",
@@ -36,6 +39,9 @@ import picocli.CommandLine.Spec;
 final class RelayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
+
+    @ParentCommand
+    Main main;
 
     @Option(names = "--spawn", required = true, paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
     Path spawnFile;
@@ -90,7 +96,7 @@ final class RelayCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             out.println(ready(handle));
             out.flush();
-            awaitEnd(Main.stdin(spec));
+            awaitEnd(main.stdin());
             return 0;
         } catch (IOException e) {
             err.println("portcullis relay: cannot open spawn " + spawn.id() + ": " + e.getMessage());

@@ -130,7 +130,7 @@ public final class HostConfigJson {
         if (log == null) {
             return HostConfig.Log.DEFAULTS;
         }
-        if (!log.has("file")) {
+        if (log.get("file") == null) {
             return HostConfig.Log.DEFAULTS;
         }
         Path file = log.parsed("file", true, SpawnPolicyJson::absolutePath);

@@ -49,7 +49,7 @@ public final class SpawnPolicyJson {
         List<Read> read = top.list("hosts", List.of(), SpawnPolicyJson::entry);
         List<Entry> hosts = read == null ? List.of() : checkEntries(problems, read);
         Long proxyPort = top.integer("proxyPort", 1, 65535, (long) SpawnPolicy.DEFAULT_PROXY_PORT);
-        Optional<Door> door = top.has("door") ? Optional.ofNullable(door(top)) : Optional.empty();
+        Optional<Door> door = top.get("door") != null ? Optional.ofNullable(door(top)) : Optional.empty();
         Long peerUid = top.integer("peerUid", 0, 0xffff_fffeL, null);
         door.ifPresent(d -> hosts.stream()
                 .filter(entry -> entry.isForward() && entry.target().port() == d.port())

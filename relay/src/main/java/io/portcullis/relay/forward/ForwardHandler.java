@@ -9,8 +9,6 @@ import io.netty.util.ReferenceCountUtil;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.tunnel.Tunnels;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Serves one forward connection: asks for the verdict on the forward's port, keeps the client's
@@ -18,8 +16,6 @@ import org.slf4j.LoggerFactory;
  * closed without a word (SPEC R17).
  */
 final class ForwardHandler extends ChannelInboundHandlerAdapter {
-    private static final Logger log = LoggerFactory.getLogger(ForwardHandler.class);
-
     private final ForwardJudge judge;
     private final int port;
     private final Tunnels tunnels;
@@ -63,8 +59,6 @@ final class ForwardHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.warn("connection {}: {}", ConnectionRecord.of(ctx.channel()).id(), cause.toString());
-        ConnectionRecord.of(ctx.channel()).fail(DenyCode.RELAY_ERROR);
-        ctx.close();
+        ConnectionRecord.closeOnFailure(ctx, cause);
     }
 }

@@ -1,6 +1,7 @@
 package io.portcullis.relay.observe;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.AttributeKey;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.policy.DenyCode;
@@ -11,6 +12,8 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What one connection did so far; it becomes a {@link Decision} exactly once, when the client's
@@ -18,6 +21,7 @@ import java.util.Objects;
  * write here.
  */
 public final class ConnectionRecord {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionRecord.class);
     private static final AttributeKey<ConnectionRecord> KEY = AttributeKey.valueOf(ConnectionRecord.class, "record");
 
     private final String spawn;
@@ -140,6 +144,17 @@ public final class ConnectionRecord {
     /** The code that settled this connection, or null. */
     public DenyCode code() {
         return code;
+    }
+
+    /**
+     * What every handler's {@code exceptionCaught} does: one log line with the connection id, the
+     * record settled with {@code relay-error} (unless it was settled already), and close.
+     */
+    public static void closeOnFailure(ChannelHandlerContext ctx, Throwable cause) {
+        ConnectionRecord record = of(ctx.channel());
+        log.debug("connection {}: {}", record.id(), cause.toString());
+        record.fail(DenyCode.RELAY_ERROR);
+        ctx.close();
     }
 
     /** Writes the decision line; later calls do nothing. */

@@ -9,8 +9,6 @@ import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.util.Locale;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Answers the one request head of a proxy connection: a {@code CONNECT host:port HTTP/1.1} is
@@ -19,8 +17,6 @@ import org.slf4j.LoggerFactory;
  * {@code 400}.
  */
 final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
-    private static final Logger log = LoggerFactory.getLogger(ConnectHandler.class);
-
     private final ConnectJudge judge;
     private final Tunnels tunnels;
 
@@ -57,8 +53,6 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.warn("connection {}: {}", ConnectionRecord.of(ctx.channel()).id(), cause.toString());
-        ConnectionRecord.of(ctx.channel()).fail(DenyCode.RELAY_ERROR);
-        ctx.close();
+        ConnectionRecord.closeOnFailure(ctx, cause);
     }
 }

@@ -101,6 +101,11 @@ final class HeadDecoder extends ByteToMessageDecoder {
         return NOT_FOUND;
     }
 
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ConnectionRecord.closeOnFailure(ctx, cause);
+    }
+
     private void refuse(ChannelHandlerContext ctx, DenyCode code) {
         refused = true;
         ConnectionRecord.of(ctx.channel()).deny(code);

@@ -62,6 +62,11 @@ public final class PreambleDecoder extends ByteToMessageDecoder {
         ctx.pipeline().remove(this);
     }
 
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ConnectionRecord.closeOnFailure(ctx, cause);
+    }
+
     private static void refuse(ChannelHandlerContext ctx) {
         ConnectionRecord.of(ctx.channel()).deny(DenyCode.BAD_PREAMBLE);
         ctx.close();

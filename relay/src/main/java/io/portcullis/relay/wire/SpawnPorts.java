@@ -6,8 +6,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The loopback ports a spawn's entry listens on: the proxy port, each forward, and the door port
- * (0 when the spawn has no door). A preamble must name one of them with its kind (SPEC R4).
+ * The loopback ports a spawn's entry listens on: the proxy port (already moved up past the
+ * forwards and the door, {@code SpawnPolicy.effectiveProxyPort()}), each forward, and the door
+ * port (0 when the spawn has no door). A preamble must name one of them with its kind (SPEC R4).
  */
 public record SpawnPorts(int proxy, Set<Integer> forwards, int door) {
 
@@ -22,18 +23,6 @@ public record SpawnPorts(int proxy, Set<Integer> forwards, int door) {
             throw new IllegalArgumentException("ports: proxy " + proxy + ", forwards " + forwards + ", door " + door
                     + " (expected: all different)");
         }
-    }
-
-    /**
-     * The ports with the proxy port moved up past every forward and the door port, the same rule
-     * the entry applies (SPEC R1, R20).
-     */
-    public static SpawnPorts bumped(int proxy, Set<Integer> forwards, int door) {
-        int port = proxy;
-        while (forwards.contains(port) || (door != 0 && port == door)) {
-            port++;
-        }
-        return new SpawnPorts(port, forwards, door);
     }
 
     /** Whether the preamble's kind and port are this spawn's. */

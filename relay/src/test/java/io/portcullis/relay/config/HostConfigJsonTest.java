@@ -99,6 +99,7 @@ class HostConfigJsonTest {
             {"limits": {"doorBodyBytes": 0}}              | limits.doorBodyBytes: 0 (expected: an integer 1-1073741824)
             {"limits": {"idleTimeoutMillis": 1.5}}        | limits.idleTimeoutMillis: 1.5 (expected: an integer 1-86400000)
             {"log": {"file": "relative.log"}}             | log.file: "relative.log" (expected: an absolute path)
+            {"log": {"file": null}}                       | log.file: null (expected: a string)
             {"log": {"sink": "x"}}                        | log.sink: unknown field (expected: one of file)
             """)
     void oneProblem(String json, String problem) {

@@ -92,6 +92,7 @@ class SpawnPolicyJsonTest {
             {"id": "a", "proxyPort": "80"}                      | proxyPort: "80" (expected: an integer 1-65535)
             {"id": "a", "proxyPort": 80.5}                      | proxyPort: 80.5 (expected: an integer 1-65535)
             {"id": "a", "peerUid": -1}                          | peerUid: -1 (expected: an integer 0-4294967294)
+            {"id": "a", "door": null}                           | door: null (expected: an object)
             {"id": "a", "door": {"routes": [], "tokenFile": "/t"}} | door.port: missing (expected: an integer 1-65535)
             {"id": "a", "door": {"port": 1, "tokenFile": "/t"}} | door.routes: missing (expected: an array of {"method", "path"})
             {"id": "a", "door": {"port": 1, "routes": []}}      | door.tokenFile: missing (expected: a string)
