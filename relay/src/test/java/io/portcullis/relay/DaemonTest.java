@@ -328,6 +328,11 @@ class DaemonTest {
             assertEquals(i < 50 ? null : "deny-listed", decision.code(), "connection " + i);
         }
         assertEchoes(survivor, "after");
+        String metrics = ControlClient.call(control, "GET", "/metrics").body();
+        assertEquals(2, value(metrics, "portcullis_config_generation"));
+        assertEquals(1, value(metrics, "portcullis_config_reloads_total{result=\"ok\"}"));
+        assertEquals(51, value(metrics, "portcullis_owner_check_seconds_count"), "the survivor and the 50 allowed before");
+        assertEquals(150, value(metrics, "portcullis_connections_total{kind=\"forward\",verdict=\"deny\",code=\"deny-listed\"}"));
     }
 
     @Test
