@@ -1,6 +1,11 @@
 package io.portcullis.relay.cli;
 
+import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.policy.HostConfig;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /** Loads configuration files so that a command can report the problems of all of them at once. */
@@ -21,5 +26,28 @@ final class ConfigFiles {
             problems.add(e.getMessage());
             return null;
         }
+    }
+
+    /** Adds a problem when {@code parent} (the spawns' directories' parent) is given and is no directory. */
+    static void checkParent(Path parent, List<String> problems) {
+        if (parent != null && !Files.isDirectory(parent)) {
+            problems.add("--dir: " + parent + " (expected: an existing directory)");
+        }
+    }
+
+    /** Prints every problem on {@code err}; true when there was one. */
+    static boolean report(List<String> problems, PrintWriter err) {
+        problems.forEach(err::println);
+        err.flush();
+        return !problems.isEmpty();
+    }
+
+    /** A relay builder for {@code host}, with the spawns' directories under {@code parent} when given. */
+    static Relay.Builder relay(HostConfig host, Path parent) {
+        Relay.Builder builder = Relay.builder(host);
+        if (parent != null) {
+            builder.directory(parent);
+        }
+        return builder;
     }
 }
