@@ -2,7 +2,10 @@ package io.portcullis.relay.cli;
 
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.config.HostConfigJson;
+import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.SpawnPolicy;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +29,16 @@ final class ConfigFiles {
             problems.add(e.getMessage());
             return null;
         }
+    }
+
+    /** The spawn policy in {@code file}, or null after adding its problems. */
+    static SpawnPolicy spawn(Path file, List<String> problems) {
+        return load(() -> SpawnPolicyJson.read(file), problems);
+    }
+
+    /** The host configuration in {@code file} (the defaults when null), or null after adding its problems. */
+    static HostConfig host(Path file, List<String> problems) {
+        return file == null ? HostConfig.DEFAULTS : load(() -> HostConfigJson.read(file), problems);
     }
 
     /** Adds a problem when {@code parent} (the spawns' directories' parent) is given and is no directory. */

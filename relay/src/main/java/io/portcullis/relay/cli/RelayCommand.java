@@ -65,8 +65,8 @@ final class RelayCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
-        SpawnPolicy spawn = ConfigFiles.load(() -> SpawnPolicyJson.read(spawnFile), problems);
-        HostConfig host = hostFile == null ? HostConfig.DEFAULTS : ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
+        SpawnPolicy spawn = ConfigFiles.spawn(spawnFile, problems);
+        HostConfig host = ConfigFiles.host(hostFile, problems);
         ConfigFiles.checkParent(parent, problems);
         if (metricsEvery < 1) {
             problems.add("--metrics-every: " + metricsEvery + " (expected: >= 1)");
