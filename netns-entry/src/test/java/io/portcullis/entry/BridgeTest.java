@@ -146,8 +146,10 @@ class BridgeTest {
 
     @Test
     void carries64MiBBothWaysUnchanged() throws Exception {
-        int port = FreePorts.take(1).getFirst();
-        start(TestRelay.ECHO, "--forward", "" + port);
+        List<Integer> ports = FreePorts.take(2);
+        int port = ports.get(0);
+        // A free proxy port too: the default 39080 may be held by anything else on the machine.
+        start(TestRelay.ECHO, "--forward", "" + port, "--proxy-port", "" + ports.get(1));
         int total = 64 << 20;
         try (Socket client = connect(Listeners.IPV4_LOOPBACK, port)) {
             CompletableFuture<byte[]> sent = CompletableFuture.supplyAsync(() -> send(client, total, 7));

@@ -2,49 +2,61 @@ package io.portcullis.relay;
 
 import io.netty.channel.Channel;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.HostConfig;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Open-connection budgets (SPEC R16): one for the whole relay, one per spawn. A connection holds
- * its place in both from accept until its channel closes.
+ * its place in both from accept until its channel closes. The sizes come from the configuration generation
+ * in use when the connection is placed, so a reload changes them for new connections only.
+ *
+ * <p>Fairness: the last quarter of the relay's places goes only to spawns that hold less than
+ * their fair share (the relay's budget divided by the spawns open), so one busy spawn cannot
+ * take every place when the relay's budget is smaller than a spawn's times the spawns open.
  */
 final class Budgets {
-    private final AtomicInteger open;
-    private final int max;
-
-    Budgets(int max) {
-        if (max < 1) {
-            throw new IllegalArgumentException("max: " + max + " (expected: >= 1)");
-        }
-        this.open = new AtomicInteger();
-        this.max = max;
-    }
+    private final AtomicInteger open = new AtomicInteger();
 
     /**
-     * Takes a place in this spawn's budget and the relay's for {@code channel}; returns the code
-     * of the budget that is full, or null when both had room.
+     * Takes a place in {@code spawn}'s budget and the {@code relay}'s for {@code channel}; returns
+     * the code of the budget that is full, or null when both had room.
      */
-    static DenyCode acquire(Channel channel, Budgets spawn, Budgets relay) {
-        if (!spawn.tryTake()) {
+    static DenyCode acquire(Channel channel, Budgets spawn, Budgets relay, HostConfig.Limits limits, int spawnsOpen) {
+        DenyCode full = take(spawn, relay, limits, spawnsOpen);
+        if (full == null) {
+            channel.closeFuture().addListener(f -> {
+                spawn.open.decrementAndGet();
+                relay.open.decrementAndGet();
+            });
+        }
+        return full;
+    }
+
+    static DenyCode take(Budgets spawn, Budgets relay, HostConfig.Limits limits, int spawnsOpen) {
+        int relayMax = limits.relayConnections();
+        if (!spawn.tryTake(limits.spawnConnections())) {
             return DenyCode.LIMIT_SPAWN;
         }
-        if (!relay.tryTake()) {
+        int reserve = relayMax / 4;
+        int fairShare = Math.max(1, relayMax / Math.max(1, spawnsOpen));
+        boolean overShare = spawn.open.get() > fairShare && relay.open.get() >= relayMax - reserve;
+        if (overShare || !relay.tryTake(relayMax)) {
             spawn.open.decrementAndGet();
             return DenyCode.LIMIT_RELAY;
         }
-        channel.closeFuture().addListener(f -> {
-            spawn.open.decrementAndGet();
-            relay.open.decrementAndGet();
-        });
         return null;
     }
 
-    private boolean tryTake() {
+    private boolean tryTake(int max) {
         if (open.incrementAndGet() > max) {
             open.decrementAndGet();
             return false;
         }
         return true;
+    }
+
+    void release() {
+        open.decrementAndGet();
     }
 
     int open() {

@@ -6,9 +6,12 @@ import io.netty.channel.nio.NioIoHandler;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.relay.decide.Decider;
 import io.portcullis.relay.decide.OwnAddressBook;
+import io.portcullis.relay.observe.Histogram;
+import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.resolve.NettyResolver;
+import io.portcullis.relay.resolve.Resolver;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -28,7 +31,7 @@ final class Deciders {
      * datagram channel is NIO whatever the relay's transport); what it opens is added to
      * {@code owned}, to be closed with the relay.
      */
-    static Judge real(HostConfig host, OwnerCheck ownerCheck, List<AutoCloseable> owned) throws IOException {
+    static Judge real(HostConfig host, OwnerCheck ownerCheck, List<AutoCloseable> owned, Metrics metrics) throws IOException {
         EventLoopGroup dnsLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         owned.add(() -> dnsLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
         NettyResolver resolver = new NettyResolver(dnsLoop.next(), host.dns());
@@ -45,6 +48,20 @@ final class Deciders {
             throw new IOException("interrupted while reading this host's own addresses", e);
         }
         own.refreshEvery(dnsLoop.next(), OWN_ADDRESS_REFRESH);
-        return new Decider(new Rules(host), resolver, own, ownerCheck)::decide;
+        return new Decider(new Rules(host), timedResolver(resolver, metrics.dns()), own, timedCheck(ownerCheck, metrics.owner()))::decide;
+    }
+
+    private static Resolver timedResolver(Resolver resolver, Histogram latency) {
+        return name -> {
+            long start = System.nanoTime();
+            return resolver.resolve(name).whenComplete((answer, error) -> latency.observe(System.nanoTime() - start));
+        };
+    }
+
+    private static OwnerCheck timedCheck(OwnerCheck check, Histogram latency) {
+        return query -> {
+            long start = System.nanoTime();
+            return check.check(query).whenComplete((answer, error) -> latency.observe(System.nanoTime() - start));
+        };
     }
 }

@@ -6,22 +6,15 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerCheck;
-import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.WallProcesses;
-import io.portcullis.relay.door.DoorKind;
 import io.portcullis.relay.door.DoorToken;
-import io.portcullis.relay.forward.ForwardKind;
-import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.observe.JsonLineSink;
+import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
-import io.portcullis.relay.proxy.ProxyKind;
-import io.portcullis.relay.tunnel.Dialer;
 import io.portcullis.relay.tunnel.Transport;
-import io.portcullis.relay.tunnel.Tunnels;
 import io.portcullis.relay.wire.SpawnPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,11 +30,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,36 +60,31 @@ public final class Relay implements AutoCloseable {
     private final Transport transport;
     private final Path parent;
     private final SpawnInitializer.Shared shared;
+    private final Metrics metrics;
+    private final GenerationFactory factory;
     private final List<AutoCloseable> owned;
+    private final Retirement retirement = new Retirement();
     private final Map<String, SpawnHandle> spawns = new ConcurrentHashMap<>();
     private final Set<String> ids = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final SecureRandom random = new SecureRandom();
 
-    private Relay(Builder builder, Judge judge, DecisionSink decisions, List<AutoCloseable> owned) {
+    private Relay(Builder builder, Generation first, GenerationFactory factory, DecisionSink decisions, List<AutoCloseable> owned) {
         this.loops = builder.loops;
         this.transport = builder.transport;
         this.parent = builder.parent;
+        this.metrics = builder.metrics;
+        this.factory = factory;
         this.owned = owned;
-        HostConfig.Limits limits = builder.host.limits();
-        Tunnels tunnels = new Tunnels(
-                new Dialer(transport, Math.toIntExact(limits.connectTimeout().toMillis())), limits.idleTimeout().toMillis());
-        long total = limits.httpTotal().toMillis();
         this.shared = new SpawnInitializer.Shared(
-                judge,
+                new AtomicReference<>(first),
                 transport,
-                new ProxyKind(limits.headerBytes(), limits.headerTimeout().toMillis(), tunnels,
-                        new Exchange.Limits(limits.httpRequestBytes(), limits.httpResponseBytes(), total)),
-                new ForwardKind(tunnels),
-                new DoorKind(limits.headerBytes(), limits.headerTimeout().toMillis(), builder.host.owner().gatewayPort(),
-                        tunnels, new Exchange.Limits(limits.doorBodyBytes(), limits.httpResponseBytes(), total)),
-                new Budgets(limits.relayConnections()),
+                new Budgets(),
                 builder.wall,
-                decisions,
+                metrics.counting(decisions),
                 builder.clock,
                 new AtomicLong(),
-                limits.headerTimeout().toMillis(),
-                limits.spawnConnections());
+                spawns::size);
     }
 
     /** A relay with every default for {@code host}: see {@link Builder}. */
@@ -221,6 +211,71 @@ public final class Relay implements AutoCloseable {
     }
 
     /**
+     * Puts {@code host} into effect for new connections (SPEC R2): its deny list, own names and
+     * addresses, DNS servers, owner settings and limits. Open connections keep the generation they
+     * started with. When the new generation cannot be built (say its own names do not resolve),
+     * the current one stays and this throws.
+     *
+     * @return the new generation's number
+     */
+    public synchronized long reload(HostConfig host) throws IOException {
+        Objects.requireNonNull(host, "host");
+        if (closed.get()) {
+            throw new IllegalStateException("relay: closed (expected: open)");
+        }
+        Generation old = shared.current().get();
+        Generation next;
+        try {
+            next = factory.build(old.number() + 1, host);
+        } catch (IOException | RuntimeException e) {
+            metrics.reloaded(false);
+            throw e;
+        }
+        shared.current().set(next);
+        metrics.reloaded(true);
+        retirement.retire(old, host.dns().timeout().multipliedBy(2).plus(old.limits().connectTimeout()));
+        log.info("host configuration generation {} in effect", next.number());
+        return next.number();
+    }
+
+    /** The host configuration generation that new connections use: 1 at start, one more per reload. */
+    public long generation() {
+        return shared.current().get().number();
+    }
+
+    /** The host configuration that new connections use. */
+    public HostConfig host() {
+        return shared.current().get().host();
+    }
+
+    /** The open spawn with {@code id}, if any. */
+    public Optional<SpawnHandle> spawn(String id) {
+        return Optional.ofNullable(spawns.get(Objects.requireNonNull(id, "id")));
+    }
+
+    /** The relay's counters and histograms. */
+    public Metrics metrics() {
+        return metrics;
+    }
+
+    /** The relay's metrics in the Prometheus text format (SPEC R17). */
+    public String metricsText() {
+        return metrics.text(new Metrics.Gauges() {
+            @Override
+            public Map<String, Integer> openConnections() {
+                Map<String, Integer> open = new TreeMap<>();
+                spawns.values().forEach(spawn -> open.put(spawn.id(), spawn.openConnections()));
+                return open;
+            }
+
+            @Override
+            public long generation() {
+                return Relay.this.generation();
+            }
+        });
+    }
+
+    /**
      * Closes every spawn (removing their directories), then the event loops and what the relay
      * built for itself. Not from an event loop thread.
      */
@@ -238,7 +293,10 @@ public final class Relay implements AutoCloseable {
             }
         }
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        for (AutoCloseable resource : owned.reversed()) {
+        retirement.closeAll(failures);
+        List<AutoCloseable> resources = new ArrayList<>(shared.current().get().owned());
+        resources.addAll(owned);
+        for (AutoCloseable resource : resources.reversed()) {
             try {
                 resource.close();
             } catch (Exception e) {
@@ -270,6 +328,7 @@ public final class Relay implements AutoCloseable {
         private Judge judge;
         private InstantSource clock = InstantSource.system();
         private int threads = Runtime.getRuntime().availableProcessors();
+        private Metrics metrics = new Metrics();
 
         private Builder(HostConfig host) {
             this.host = Objects.requireNonNull(host, "host");
@@ -322,6 +381,12 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
+        /** Where the relay counts connections and latencies; a fresh one by default. */
+        public Builder metrics(Metrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
         public Builder clock(InstantSource clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
@@ -340,11 +405,6 @@ public final class Relay implements AutoCloseable {
                 if (wall == null) {
                     wall = WallProcesses.withSelf();
                 }
-                if (ownerCheck == null) {
-                    ManagedOwnerCheck system = OwnerChecks.system(host.owner(), wall);
-                    owned.add(system);
-                    ownerCheck = system;
-                }
                 if (decisions == null) {
                     JsonLineSink sink = host.log().file().isPresent()
                             ? JsonLineSink.toFile(host.log().file().get())
@@ -352,10 +412,9 @@ public final class Relay implements AutoCloseable {
                     owned.add(sink);
                     decisions = sink;
                 }
-                if (judge == null) {
-                    judge = Deciders.real(host, ownerCheck, owned);
-                }
-                return new Relay(this, judge, decisions, owned);
+                GenerationFactory factory = new GenerationFactory(transport, metrics, wall, judge, ownerCheck);
+                Generation first = factory.build(1, host);
+                return new Relay(this, first, factory, decisions, owned);
             } catch (IOException | RuntimeException e) {
                 if (loops != null) {
                     loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);

@@ -10,9 +10,7 @@ import io.netty.channel.socket.DuplexChannelConfig;
 import io.netty.util.AttributeKey;
 import io.portcullis.entry.wire.Preamble;
 import io.portcullis.owner.WallProcesses;
-import io.portcullis.relay.door.DoorKind;
 import io.portcullis.relay.door.DoorToken;
-import io.portcullis.relay.forward.ForwardKind;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.policy.DenyCode;
@@ -27,6 +25,8 @@ import java.io.IOException;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,26 +39,27 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
     private static final Logger log = LoggerFactory.getLogger(SpawnInitializer.class);
     private static final AttributeKey<DenyCode> OVER_BUDGET = AttributeKey.valueOf(SpawnInitializer.class, "overBudget");
 
-    /** The shared parts of the relay that every spawn uses. */
+    /**
+     * The parts of the relay that every spawn uses; {@code current} is the configuration
+     * generation that new connections take.
+     */
     record Shared(
-            Judge judge,
+            AtomicReference<Generation> current,
             Transport transport,
-            ProxyKind proxy,
-            ForwardKind forward,
-            DoorKind door,
             Budgets budget,
             WallProcesses wall,
             DecisionSink decisions,
             InstantSource clock,
             AtomicLong ids,
-            long headerTimeoutMillis,
-            int spawnConnections) {}
+            IntSupplier spawnsOpen) {}
+
+    private static final AttributeKey<Generation> GENERATION = AttributeKey.valueOf(SpawnInitializer.class, "generation");
 
     private final Shared shared;
     private final SpawnPolicy policy;
     private final SpawnPorts ports;
     private final ChannelGroup connections;
-    private final Budgets budget;
+    private final Budgets budget = new Budgets();
     private final Optional<DoorToken> token;
 
     SpawnInitializer(Shared shared, SpawnPolicy policy, SpawnPorts ports, ChannelGroup connections,
@@ -68,7 +69,6 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
         this.policy = policy;
         this.ports = ports;
         this.connections = connections;
-        this.budget = new Budgets(shared.spawnConnections());
     }
 
     @Override
@@ -80,6 +80,9 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
         connections.add(channel);
         ConnectionRecord record = ConnectionRecord.attach(
                 channel, policy.id(), shared.ids().incrementAndGet(), shared.clock(), shared.decisions());
+        Generation generation = shared.current().get();
+        channel.attr(GENERATION).set(generation);
+        record.generation(generation.number());
         Transport.Peer peer = peer(channel, record.id());
         if (peer != null) {
             shared.wall().add(peer.pid());
@@ -91,11 +94,11 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
             return;
         }
         // Counted from accept, so that connections that never send a preamble are bounded too.
-        DenyCode full = Budgets.acquire(channel, budget, shared.budget());
+        DenyCode full = Budgets.acquire(channel, budget, shared.budget(), generation.limits(), shared.spawnsOpen().getAsInt());
         if (full != null) {
             channel.attr(OVER_BUDGET).set(full);
         }
-        channel.pipeline().addLast("preamble", new PreambleDecoder(ports, this, shared.headerTimeoutMillis()));
+        channel.pipeline().addLast("preamble", new PreambleDecoder(ports, this, generation.headerTimeoutMillis()));
     }
 
     private Transport.Peer peer(Channel channel, long id) {
@@ -109,18 +112,19 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
 
     @Override
     public ChannelHandler route(Channel channel, Preamble preamble) {
+        Generation generation = channel.attr(GENERATION).get();
         DenyCode full = channel.attr(OVER_BUDGET).get();
         if (full != null) {
             ConnectionRecord.of(channel).deny(full);
             return preamble.kind() == Preamble.Kind.PROXY ? answer(full) : closer();
         }
         return switch (preamble.kind()) {
-            case PROXY -> shared.proxy().handler(request -> shared.judge().decide(policy, request));
+            case PROXY -> generation.proxy().handler(request -> generation.judge().decide(policy, request));
             case FORWARD -> {
                 ConnectionRecord.of(channel).target(Request.forward(preamble.port()).shown());
-                yield shared.forward().handler(port -> shared.judge().decide(policy, Request.forward(port)), preamble.port());
+                yield generation.forward().handler(port -> generation.judge().decide(policy, Request.forward(port)), preamble.port());
             }
-            case DOOR -> token.isPresent() ? shared.door().handler(policy, token.get()) : closer();
+            case DOOR -> token.isPresent() ? generation.door().handler(policy, token.get()) : closer();
         };
     }
 

@@ -82,11 +82,9 @@ final class CheckCommand implements Callable<Integer> {
         SpawnPolicy spawn;
         HostConfig host;
         List<String> problems = new ArrayList<>();
-        spawn = load(() -> SpawnPolicyJson.read(spawnFile), problems);
-        host = hostFile == null ? HostConfig.DEFAULTS : load(() -> HostConfigJson.read(hostFile), problems);
-        if (!problems.isEmpty()) {
-            problems.forEach(err::println);
-            err.flush();
+        spawn = ConfigFiles.spawn(spawnFile, problems);
+        host = ConfigFiles.host(hostFile, problems);
+        if (ConfigFiles.report(problems, err)) {
             return 2;
         }
         List<String> input = targets.isEmpty() ? stdin() : targets;
@@ -115,19 +113,6 @@ final class CheckCommand implements Callable<Integer> {
             return 2;
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        }
-    }
-
-    private interface Loader<T> {
-        T load() throws ConfigException;
-    }
-
-    private static <T> T load(Loader<T> loader, List<String> problems) {
-        try {
-            return loader.load();
-        } catch (ConfigException e) {
-            problems.add(e.getMessage());
-            return null;
         }
     }
 

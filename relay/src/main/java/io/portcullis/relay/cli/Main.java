@@ -18,7 +18,7 @@ import picocli.CommandLine.Model.CommandSpec;
         commandListHeading = "%nCommands:%n",
         footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."},
         subcommands = {RunCommand.class, DemoCommand.class, CheckCommand.class, OwnerCommand.class, RelayCommand.class,
-            CommandLine.HelpCommand.class})
+            DaemonCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     private final InputStream in;
 

@@ -67,14 +67,12 @@ final class OwnerCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
-        HostConfig host = hostFile == null ? HostConfig.DEFAULTS : ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
+        HostConfig host = ConfigFiles.host(hostFile, problems);
         if (addon.isBlank()) {
             problems.add("--spawn: \"" + addon + "\" (expected: an add-on id)");
         }
         Target parsed = parse(target, problems);
-        if (!problems.isEmpty()) {
-            problems.forEach(err::println);
-            err.flush();
+        if (ConfigFiles.report(problems, err)) {
             return 2;
         }
         Outcome outcome = outcome(host, parsed);

@@ -1,18 +1,17 @@
 package io.portcullis.relay.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.daemon.SpawnJson;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -38,8 +37,6 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:stopped cleanly", "1:the relay failed", "2:usage or configuration error"})
 final class RelayCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Spec
     CommandSpec spec;
 
@@ -56,24 +53,28 @@ final class RelayCommand implements Callable<Integer> {
             description = "Where the spawn's directory is made; default: the system's temporary directory.")
     Path parent;
 
+    @Option(names = "--metrics-file", paramLabel = "FILE",
+            description = "Where the relay's metrics (Prometheus text) are written, every --metrics-every seconds and at exit.")
+    Path metricsFile;
+
+    @Option(names = "--metrics-every", paramLabel = "SECONDS", defaultValue = "10",
+            description = "How often the metrics file is rewritten; default: ${DEFAULT-VALUE}.")
+    int metricsEvery;
+
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
-        SpawnPolicy spawn = ConfigFiles.load(() -> SpawnPolicyJson.read(spawnFile), problems);
-        HostConfig host = hostFile == null ? HostConfig.DEFAULTS : ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
-        if (parent != null && !Files.isDirectory(parent)) {
-            problems.add("--dir: " + parent + " (expected: an existing directory)");
+        SpawnPolicy spawn = ConfigFiles.spawn(spawnFile, problems);
+        HostConfig host = ConfigFiles.host(hostFile, problems);
+        ConfigFiles.checkParent(parent, problems);
+        if (metricsEvery < 1) {
+            problems.add("--metrics-every: " + metricsEvery + " (expected: >= 1)");
         }
-        if (!problems.isEmpty()) {
-            problems.forEach(err::println);
-            err.flush();
+        if (ConfigFiles.report(problems, err)) {
             return 2;
         }
-        Relay.Builder builder = Relay.builder(host);
-        if (parent != null) {
-            builder.directory(parent);
-        }
+        Relay.Builder builder = ConfigFiles.relay(host, parent);
         Relay relay;
         try {
             relay = builder.start();
@@ -82,8 +83,10 @@ final class RelayCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+        MetricsFile metrics = metricsFile == null ? null
+                : new MetricsFile(metricsFile, relay::metricsText, Duration.ofSeconds(metricsEvery));
         Thread stopOnSignal = new Thread(() -> {
-            stop(relay, err);
+            stop(relay, metrics, err);
             // A signal is a clean stop for the wall: exit 0 once the directory is gone.
             Runtime.getRuntime().halt(0);
         }, "relay-stop");
@@ -100,7 +103,7 @@ final class RelayCommand implements Callable<Integer> {
             err.flush();
             return 1;
         } finally {
-            stop(relay, err);
+            stop(relay, metrics, err);
             try {
                 Runtime.getRuntime().removeShutdownHook(stopOnSignal);
             } catch (IllegalStateException shuttingDown) {
@@ -111,22 +114,7 @@ final class RelayCommand implements Callable<Integer> {
 
     /** The ready line (SPEC R5). */
     static String ready(SpawnHandle handle) {
-        ObjectNode line = JSON.createObjectNode();
-        line.put("socket", handle.socket().toString());
-        line.put("proxyPort", handle.proxyPort());
-        var forwards = line.putArray("forwards");
-        handle.forwards().forEach(forwards::add);
-        if (handle.door().isPresent()) {
-            line.put("door", handle.door().getAsInt());
-        } else {
-            line.putNull("door");
-        }
-        if (handle.tokenFile().isPresent()) {
-            line.put("tokenFile", handle.tokenFile().get().toString());
-        } else {
-            line.putNull("tokenFile");
-        }
-        return line.toString();
+        return SpawnJson.ready(handle).toString();
     }
 
     private static void awaitEnd(InputStream lifeline) {
@@ -140,12 +128,15 @@ final class RelayCommand implements Callable<Integer> {
         }
     }
 
-    private static synchronized void stop(Relay relay, PrintWriter err) {
+    private static synchronized void stop(Relay relay, MetricsFile metrics, PrintWriter err) {
         try {
             relay.close();
         } catch (RuntimeException e) {
             err.println("portcullis relay: while stopping: " + e);
             err.flush();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
     }
 

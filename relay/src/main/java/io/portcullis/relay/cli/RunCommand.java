@@ -124,7 +124,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private HostConfig host(List<String> problems) {
-        HostConfig host = hostFile == null ? HostConfig.DEFAULTS : ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
+        HostConfig host = ConfigFiles.host(hostFile, problems);
         if (host == null || logFile == null) {
             return host;
         }

@@ -112,7 +112,7 @@ public final class Demo {
                         "listed: a LAN host is allowed when the owner names it exactly"),
                 new DemoRow("https://" + DemoWorld.WEB + "/", DemoWorld.WEB + ":443", true,
                         "internet shape: HTTPS on 443, every address global"),
-                new DemoRow("http://" + DemoWorld.WEB + "/", "http://" + DemoWorld.WEB + "/", false,
+                new DemoRow("http://" + DemoWorld.WEB + "/", DemoWorld.WEB + ":80", false,
                         "plain HTTP reaches listed http entries only, never the internet"),
                 new DemoRow("https://" + lan + "/", lan + ":443", false, "not listed, and a private address is not the internet"),
                 new DemoRow("https://169.254.169.254/", "169.254.169.254:443", false,

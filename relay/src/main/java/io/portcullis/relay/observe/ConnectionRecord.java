@@ -41,6 +41,7 @@ public final class ConnectionRecord {
     private long bytesDown;
     private boolean connected;
     private boolean finished;
+    private long generation;
 
     private ConnectionRecord(String spawn, long id, InstantSource clock, DecisionSink sink) {
         this.spawn = Objects.requireNonNull(spawn, "spawn");
@@ -74,6 +75,11 @@ public final class ConnectionRecord {
 
     public String spawn() {
         return spawn;
+    }
+
+    /** The host configuration generation this connection is judged with. */
+    public void generation(long value) {
+        generation = value;
     }
 
     public void kind(String value) {
@@ -174,6 +180,7 @@ public final class ConnectionRecord {
                 owner,
                 bytesUp,
                 bytesDown,
-                Math.max(0, Duration.between(start, end).toMillis())));
+                Math.max(0, Duration.between(start, end).toMillis()),
+                generation));
     }
 }

@@ -21,6 +21,8 @@ import java.util.Objects;
  * @param bytesUp bytes copied from the client to the target
  * @param bytesDown bytes copied from the target to the client
  * @param durationMillis from accept to close
+ * @param generation the host configuration generation the connection was judged with (1 at start,
+ *     one more at each reload that took effect)
  */
 public record Decision(
         String time,
@@ -35,7 +37,8 @@ public record Decision(
         OwnerEvidence owner,
         long bytesUp,
         long bytesDown,
-        long durationMillis) {
+        long durationMillis,
+        long generation) {
 
     public static final String ALLOW = "allow";
     public static final String DENY = "deny";
@@ -52,6 +55,9 @@ public record Decision(
         }
         if (verdict.equals(ALLOW) != (code == null)) {
             throw new IllegalArgumentException("code: " + code + " (expected: null exactly when allowed)");
+        }
+        if (generation < 0) {
+            throw new IllegalArgumentException("generation: " + generation + " (expected: >= 0)");
         }
         if (bytesUp < 0 || bytesDown < 0 || durationMillis < 0) {
             throw new IllegalArgumentException("bytesUp/bytesDown/durationMillis: " + bytesUp + "/" + bytesDown + "/"

@@ -28,7 +28,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JsonLineSink.class);
     private static final ObjectWriter JSON = new ObjectMapper().writerFor(Decision.class);
     private static final Decision END = new Decision("end", "end", 0, "end", null, List.of(), null,
-            Decision.DENY, "end", null, 0, 0, 0);
+            Decision.DENY, "end", null, 0, 0, 0, 0);
 
     private final Writer out;
     private final boolean closeStream;

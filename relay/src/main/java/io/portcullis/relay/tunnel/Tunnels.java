@@ -3,6 +3,7 @@ package io.portcullis.relay.tunnel;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Verdict;
 import java.util.Objects;
@@ -22,9 +23,16 @@ public final class Tunnels {
 
     private final Dialer dialer;
     private final long idleMillis;
+    private final Metrics metrics;
 
     public Tunnels(Dialer dialer, long idleMillis) {
+        this(dialer, idleMillis, new Metrics());
+    }
+
+    /** @param metrics where the decision and connect latencies go */
+    public Tunnels(Dialer dialer, long idleMillis, Metrics metrics) {
         this.dialer = Objects.requireNonNull(dialer, "dialer");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         if (idleMillis < 1) {
             throw new IllegalArgumentException("idleMillis: " + idleMillis + " (expected: >= 1)");
         }
@@ -79,7 +87,9 @@ public final class Tunnels {
      */
     public void connect(Channel client, CompletableFuture<Verdict> verdict, Then then) {
         ConnectionRecord record = ConnectionRecord.of(client);
+        long asked = System.nanoTime();
         verdict.whenCompleteAsync((answer, error) -> {
+            metrics.decision().observe(System.nanoTime() - asked);
             if (error != null) {
                 log.warn("connection {}: the decision failed: {}", record.id(), error.toString());
                 record.fail(DenyCode.RELAY_ERROR);
@@ -105,7 +115,9 @@ public final class Tunnels {
             then.abandoned(client);
             return;
         }
+        long dialing = System.nanoTime();
         dialer.dial(client.eventLoop(), allow.dial(), record::dialing).thenAccept(outcome -> {
+            metrics.connect().observe(System.nanoTime() - dialing);
             switch (outcome) {
                 case Dialer.Connected connected when client.isActive() -> {
                     record.connected();

@@ -15,7 +15,7 @@ class DemoTableTest {
 
     private static Decision decision(String target, String verdict, String code) {
         return new Decision("2026-01-01T00:00:00Z", "demo", 1, "proxy", target, List.of(), null, verdict, code, null,
-                0, 0, 1);
+                0, 0, 1, 1);
     }
 
     @Test

@@ -55,6 +55,7 @@ class PreambleDecoderTest {
 
     private EmbeddedChannel channel(SpawnPorts ports) {
         EmbeddedChannel channel = new EmbeddedChannel();
+        channel.freezeTime(); // only advanceTimeBy moves the preamble timeout's clock
         ConnectionRecord.attach(channel, "studio", 7, InstantSource.system(), decisions::add);
         channel.pipeline().addLast("preamble", new PreambleDecoder(ports, this::route, TIMEOUT_MILLIS));
         return channel;

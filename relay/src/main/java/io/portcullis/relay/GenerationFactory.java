@@ -1,0 +1,71 @@
+package io.portcullis.relay;
+
+import io.portcullis.owner.ManagedOwnerCheck;
+import io.portcullis.owner.OwnerCheck;
+import io.portcullis.owner.OwnerChecks;
+import io.portcullis.owner.WallProcesses;
+import io.portcullis.relay.door.DoorKind;
+import io.portcullis.relay.forward.ForwardKind;
+import io.portcullis.relay.http.Exchange;
+import io.portcullis.relay.observe.Metrics;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.proxy.ProxyKind;
+import io.portcullis.relay.tunnel.Dialer;
+import io.portcullis.relay.tunnel.Transport;
+import io.portcullis.relay.tunnel.Tunnels;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds a configuration generation from a host configuration: the judge (unless the embedder
+ * gave one), the owner check (unless given; rebuilt because the installed add-ons and exceptions
+ * are part of the host configuration), and the kinds with the generation's limits.
+ */
+final class GenerationFactory {
+    private final Transport transport;
+    private final Metrics metrics;
+    private final WallProcesses wall;
+    private final Judge givenJudge;
+    private final OwnerCheck givenOwnerCheck;
+
+    /** @param givenJudge and {@code givenOwnerCheck}: null for the real ones, built per generation */
+    GenerationFactory(Transport transport, Metrics metrics, WallProcesses wall, Judge givenJudge, OwnerCheck givenOwnerCheck) {
+        this.transport = transport;
+        this.metrics = metrics;
+        this.wall = wall;
+        this.givenJudge = givenJudge;
+        this.givenOwnerCheck = givenOwnerCheck;
+    }
+
+    Generation build(long number, HostConfig host) throws IOException {
+        List<AutoCloseable> owned = new ArrayList<>();
+        try {
+            Judge judge = givenJudge != null ? givenJudge : Deciders.real(host, ownerCheck(host, owned), owned, metrics);
+            HostConfig.Limits limits = host.limits();
+            Tunnels tunnels = new Tunnels(new Dialer(transport, Math.toIntExact(limits.connectTimeout().toMillis())),
+                    limits.idleTimeout().toMillis(), metrics);
+            long headerTimeout = limits.headerTimeout().toMillis();
+            long total = limits.httpTotal().toMillis();
+            return new Generation(number, host, judge,
+                    new ProxyKind(limits.headerBytes(), headerTimeout, tunnels,
+                            new Exchange.Limits(limits.httpRequestBytes(), limits.httpResponseBytes(), total)),
+                    new ForwardKind(tunnels),
+                    new DoorKind(limits.headerBytes(), headerTimeout, host.owner().gatewayPort(), tunnels,
+                            new Exchange.Limits(limits.doorBodyBytes(), limits.httpResponseBytes(), total)),
+                    owned);
+        } catch (IOException | RuntimeException e) {
+            Retirement.closeQuietly(owned, e);
+            throw e;
+        }
+    }
+
+    private OwnerCheck ownerCheck(HostConfig host, List<AutoCloseable> owned) {
+        if (givenOwnerCheck != null) {
+            return givenOwnerCheck;
+        }
+        ManagedOwnerCheck system = OwnerChecks.system(host.owner(), wall);
+        owned.add(system);
+        return system;
+    }
+}

@@ -1,0 +1,98 @@
+package io.portcullis.relay.cli;
+
+import io.portcullis.relay.Relay;
+import io.portcullis.relay.config.HostConfigJson;
+import io.portcullis.relay.daemon.Daemon;
+import io.portcullis.relay.policy.HostConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code portcullis daemon}: many spawns in one relay, driven over a unix control socket (SPEC R5). */
+@Command(
+        name = "daemon",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs one relay for many spawns. The control socket (unix, mode 0600, only this uid) speaks HTTP/1.1 and JSON:",
+            "  POST /spawns, GET /spawns, GET /spawns/{id}, DELETE /spawns/{id}, GET /metrics, POST /reload",
+            "Prints {\"control\", \"generation\"} once it listens. SIGHUP reloads the host configuration like POST /reload; "
+                    + "SIGTERM or SIGINT closes every spawn (removing its directory) and the control socket, then exits 0.",
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:stopped cleanly", "1:the daemon failed", "2:usage or configuration error"})
+final class DaemonCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--host", required = true, paramLabel = "FILE",
+            description = "The host configuration (JSON; see docs/policy.md); read again on reload.")
+    Path hostFile;
+
+    @Option(names = "--control", required = true, paramLabel = "PATH", description = "Where the control socket is made.")
+    Path control;
+
+    @Option(names = "--dir", paramLabel = "PARENT",
+            description = "Where the spawns' directories are made; default: the system's temporary directory.")
+    Path parent;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter err = spec.commandLine().getErr();
+        List<String> problems = new ArrayList<>();
+        HostConfig host = ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
+        ConfigFiles.checkParent(parent, problems);
+        Path controlParent = control.toAbsolutePath().getParent();
+        if (controlParent == null || !Files.isDirectory(controlParent)) {
+            problems.add("--control: " + control + " (expected: a path in an existing directory)");
+        }
+        if (ConfigFiles.report(problems, err)) {
+            return 2;
+        }
+        Relay.Builder builder = ConfigFiles.relay(host, parent);
+        Daemon daemon;
+        try {
+            Relay relay = builder.start();
+            try {
+                daemon = Daemon.start(relay, control, () -> HostConfigJson.read(hostFile));
+            } catch (IOException | RuntimeException e) {
+                relay.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            err.println("portcullis daemon: cannot start: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        CountDownLatch forever = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                daemon.close();
+            } catch (RuntimeException e) {
+                err.println("portcullis daemon: while stopping: " + e);
+                err.flush();
+            }
+            // A signal is a clean stop: exit 0 once every directory and the control socket are gone.
+            Runtime.getRuntime().halt(0);
+        }, "daemon-stop"));
+        if (!Hangup.onHangup(daemon::reload)) {
+            err.println("portcullis daemon: SIGHUP cannot be handled by this JVM; use POST /reload");
+            err.flush();
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("{\"control\":\"" + daemon.control().toString().replace("\\", "\\\\").replace("\"", "\\\"")
+                + "\",\"generation\":" + daemon.relay().generation() + "}");
+        out.flush();
+        forever.await();
+        return 0;
+    }
+}

@@ -1,0 +1,61 @@
+package io.portcullis.relay.observe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class MetricsTest {
+    private static final Metrics.Gauges GAUGES = new Metrics.Gauges() {
+        @Override
+        public Map<String, Integer> openConnections() {
+            return Map.of("studio", 2, "kiosk", 0);
+        }
+
+        @Override
+        public long generation() {
+            return 3;
+        }
+    };
+
+    private static Decision decision(String kind, String verdict, String code, long up, long down) {
+        return new Decision("2026-11-29T08:00:00Z", "studio", 1, kind, null, List.of(), null, verdict, code, null, up, down, 1, 3);
+    }
+
+    @ParameterizedTest(name = "{0} ns -> le {1}")
+    @CsvSource({"0, 0.0001", "100000, 0.0001", "100001, 0.00025", "1000000, 0.001", "10000000000, 10.0", "10000000001, +Inf"})
+    void anObservationFallsInTheFirstBucketThatHoldsIt(long nanos, String bucket) {
+        Metrics metrics = new Metrics();
+        metrics.dns().observe(nanos);
+
+        String text = metrics.text(GAUGES);
+
+        String first = text.lines().filter(line -> line.startsWith("portcullis_dns_seconds_bucket") && line.endsWith(" 1"))
+                .findFirst().orElseThrow();
+        assertEquals("portcullis_dns_seconds_bucket{le=\"" + bucket + "\"} 1", first);
+        assertTrue(text.contains("portcullis_dns_seconds_count 1\n"));
+    }
+
+    @Test
+    void connectionsAreCountedFromTheirDecisionLines() {
+        Metrics metrics = new Metrics();
+        DecisionSink sink = metrics.counting(decision -> {});
+        sink.accept(decision("proxy", "allow", null, 10, 200));
+        sink.accept(decision("proxy", "allow", null, 5, 0));
+        sink.accept(decision("forward", "deny", "owner-none", 0, 0));
+
+        String text = metrics.text(GAUGES);
+
+        assertTrue(text.contains("portcullis_connections_total{kind=\"proxy\",verdict=\"allow\",code=\"none\"} 2\n"), text);
+        assertTrue(text.contains("portcullis_connections_total{kind=\"forward\",verdict=\"deny\",code=\"owner-none\"} 1\n"), text);
+        assertTrue(text.contains("portcullis_bytes_total{direction=\"up\"} 15\n"), text);
+        assertTrue(text.contains("portcullis_bytes_total{direction=\"down\"} 200\n"), text);
+        assertTrue(text.contains("portcullis_open_connections{spawn=\"studio\"} 2\n"), text);
+        assertTrue(text.contains("portcullis_spawns_open 2\n"), text);
+        assertTrue(text.contains("portcullis_config_generation 3\n"), text);
+    }
+}
