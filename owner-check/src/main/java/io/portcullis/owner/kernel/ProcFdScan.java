@@ -20,10 +20,14 @@ import java.util.Set;
 
 /**
  * Maps a socket inode to processes by reading every {@code <root>/<pid>/fd}. A process that exits
- * before it is seen holding the inode held nothing worth judging and is skipped; one that exits
- * after, or any permission refusal, fails the whole scan.
+ * before it is seen holding the inode held nothing worth judging and is skipped. One that exits
+ * after it was seen makes the scan start again, since only living holders can answer: a forking
+ * server's short-lived children hold its listening socket too. After {@value #SCANS} scans that
+ * each lost a holder, or on any permission refusal, the whole scan fails.
  */
 final class ProcFdScan implements ProcessSource {
+    static final int SCANS = 3;
+
     private final ProcRoot root;
 
     ProcFdScan(ProcRoot root) {
@@ -32,6 +36,27 @@ final class ProcFdScan implements ProcessSource {
 
     @Override
     public Map<Long, List<ProcessInfo>> holding(Set<Long> inodes, int ownerUid) throws IOException {
+        for (int scan = 1; ; scan++) {
+            try {
+                return scan(inodes, ownerUid);
+            } catch (HolderGone e) {
+                if (scan == SCANS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** A process seen holding an asked inode exited before it could be read. */
+    private static final class HolderGone extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        HolderGone(long pid, NoSuchFileException cause) {
+            super("process " + pid + " went away mid-scan", cause);
+        }
+    }
+
+    private Map<Long, List<ProcessInfo>> scan(Set<Long> inodes, int ownerUid) throws IOException {
         Map<String, Long> sockets = new HashMap<>();
         inodes.forEach(inode -> sockets.put("socket:[" + inode + "]", inode));
         Map<Long, Set<Long>> held = new LinkedHashMap<>();
@@ -119,7 +144,7 @@ final class ProcFdScan implements ProcessSource {
             int uid = effectiveUid(Files.readAllLines(dir.resolve("status"), StandardCharsets.UTF_8), pid);
             return new ProcessInfo(pid, uid, argv(cmdline), cwd, exe);
         } catch (NoSuchFileException e) {
-            throw new IOException("process " + pid + " went away mid-scan", e);
+            throw new HolderGone(pid, e);
         }
     }
 

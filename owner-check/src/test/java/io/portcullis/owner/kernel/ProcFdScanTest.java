@@ -55,6 +55,37 @@ class ProcFdScanTest {
     }
 
     @Test
+    void aForkingServersShortLivedChildrenDoNotFailTheScan() throws Exception {
+        // A server that forks a child per connection: each child holds the listening socket for a
+        // moment and exits. Regression: a child seen holding the socket and gone before its argv was
+        // read failed the scan (owner-error) although the server itself still answered.
+        String server = """
+                import os, socket, sys, time
+                s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+                print(s.getsockname()[1], flush=True)
+                end = time.time() + 20
+                while time.time() < end:
+                    pid = os.fork()
+                    if pid == 0:
+                        os._exit(0)
+                    os.waitpid(pid, 0)
+                """;
+        Process process = new ProcessBuilder("setpriv", "--reuid", "" + GATEWAY_UID, "--regid", "" + GATEWAY_UID,
+                "--clear-groups", "/usr/bin/python3", "-c", server).redirectErrorStream(true).start();
+        try {
+            int port = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
+                    java.nio.charset.StandardCharsets.US_ASCII)).readLine().strip());
+            long inode = new SockDiag().listening(port).getFirst().inode();
+            for (int i = 0; i < 200; i++) {
+                List<ProcessInfo> holders = scan.holding(Set.of(inode), GATEWAY_UID).get(inode);
+                assertTrue(holders.stream().anyMatch(p -> p.pid() == process.pid()), holders::toString);
+            }
+        } finally {
+            process.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
     void readsACapturedHolderAndPutsTheOwnersProcessesFirst(@TempDir Path root) throws IOException {
         fakeProcess(root, 50, 0, 77);
         fakeProcess(root, 60, GATEWAY_UID, 77);
