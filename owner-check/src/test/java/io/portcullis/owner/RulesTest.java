@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The R31 and R32 rules as tables, without a kernel or Docker. */
 class RulesTest {
     private static final long WALL_PID = 99;
-    private static final OwnerConfig CONFIG = new OwnerConfig(4100, 18789, List.of(Path.of("/home/gw/checkout")),
+    private static final OwnerConfig CONFIG = new OwnerConfig(4100, 18789, List.of(Path.of("/opt/gw/checkout")),
             List.of(new OwnerConfig.Signature("gateway", Pattern.compile(".*/gateway\\.mjs"), null),
                     new OwnerConfig.Signature("satellite", null, Pattern.compile("/opt/satellite/bin/.*"))),
             Set.of("studio", "notes"), List.of(Path.of("/srv/bundles")), Map.of("studio", Set.of("shared-db")),
@@ -43,15 +43,15 @@ class RulesTest {
         "OWNER   | 10:/tmp:/opt/satellite/bin/sat:sat                                            | owner-gateway",
         "OWNER   | 99:/tmp:/usr/bin/python3:python3                                              | owner-wall",
         "OWNER   | 10:/tmp:/usr/bin/bwrap:bwrap:--unshare-net                                    | owner-wall",
-        "OWNER   | 10:/home/gw/checkout/sub:/usr/bin/python3:python3                             | owner-checkout",
-        "OWNER   | 10:/tmp:/home/gw/checkout/bin/tool:tool                                       | owner-checkout",
-        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/home/gw/checkout/serve.py                   | owner-checkout",
-        "OWNER   | 10:/tmp:/usr/bin/python3:python3:--root=/home/gw/checkout                     | owner-checkout",
-        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/home/gw/checkout-other/x.py                 | allow",
-        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/home/gw/checkout/../elsewhere/x.py          | allow",
-        "OWNER   | 10:/srv/addon:/usr/bin/python3:python3;11:/home/gw/checkout:/usr/bin/node:node | owner-checkout",
-        "OWNER   | 99:/home/gw/checkout:/usr/bin/node:node:/x/gateway.mjs                        | owner-gateway",
-        "DEFAULT | 99:/home/gw/checkout:/usr/bin/python3:python3                                 | owner-wall",
+        "OWNER   | 10:/opt/gw/checkout/sub:/usr/bin/python3:python3                             | owner-checkout",
+        "OWNER   | 10:/tmp:/opt/gw/checkout/bin/tool:tool                                       | owner-checkout",
+        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/opt/gw/checkout/serve.py                   | owner-checkout",
+        "OWNER   | 10:/tmp:/usr/bin/python3:python3:--root=/opt/gw/checkout                     | owner-checkout",
+        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/opt/gw/checkout-other/x.py                 | allow",
+        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/opt/gw/checkout/../elsewhere/x.py          | allow",
+        "OWNER   | 10:/srv/addon:/usr/bin/python3:python3;11:/opt/gw/checkout:/usr/bin/node:node | owner-checkout",
+        "OWNER   | 99:/opt/gw/checkout:/usr/bin/node:node:/x/gateway.mjs                        | owner-gateway",
+        "DEFAULT | 99:/opt/gw/checkout:/usr/bin/python3:python3                                 | owner-wall",
     })
     void theGatewayUsersSocket(Source source, String holders, String expected) {
         List<ProcessInfo> processes = holders.isEmpty() ? List.of() : Arrays.stream(holders.split(";")).map(RulesTest::process).toList();
