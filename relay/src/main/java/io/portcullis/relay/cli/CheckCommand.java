@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -65,11 +66,8 @@ final class CheckCommand implements Callable<Integer> {
     @ParentCommand
     Main main;
 
-    @Option(names = "--spawn", required = true, paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
-    Path spawnFile;
-
-    @Option(names = "--host", paramLabel = "FILE", description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
-    Path hostFile;
+    @Mixin
+    PolicyFiles files;
 
     @Parameters(paramLabel = "TARGET", arity = "0..*",
             description = "host:port or http://host[:port]; when none, one per line from standard input.")
@@ -82,8 +80,8 @@ final class CheckCommand implements Callable<Integer> {
         SpawnPolicy spawn;
         HostConfig host;
         List<String> problems = new ArrayList<>();
-        spawn = ConfigFiles.spawn(spawnFile, problems);
-        host = ConfigFiles.host(hostFile, problems);
+        spawn = files.spawn(problems);
+        host = files.host(problems);
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }

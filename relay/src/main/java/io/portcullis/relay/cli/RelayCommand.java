@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -43,11 +44,8 @@ final class RelayCommand implements Callable<Integer> {
     @ParentCommand
     Main main;
 
-    @Option(names = "--spawn", required = true, paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
-    Path spawnFile;
-
-    @Option(names = "--host", paramLabel = "FILE", description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
-    Path hostFile;
+    @Mixin
+    PolicyFiles files;
 
     @Option(names = "--dir", paramLabel = "PARENT",
             description = "Where the spawn's directory is made; default: the system's temporary directory.")
@@ -65,8 +63,8 @@ final class RelayCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
-        SpawnPolicy spawn = ConfigFiles.spawn(spawnFile, problems);
-        HostConfig host = ConfigFiles.host(hostFile, problems);
+        SpawnPolicy spawn = files.spawn(problems);
+        HostConfig host = files.host(problems);
         ConfigFiles.checkParent(parent, problems);
         if (metricsEvery < 1) {
             problems.add("--metrics-every: " + metricsEvery + " (expected: >= 1)");
