@@ -6,6 +6,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,20 +14,22 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Maps a socket inode to processes by reading every {@code <root>/<pid>/fd}. A process that exits
- * before it is seen holding the inode held nothing worth judging and is skipped. One that exits
- * after it was seen makes the scan start again, since only living holders can answer: a forking
- * server's short-lived children hold its listening socket too. After {@value #SCANS} scans that
- * each lost a holder, or on any permission refusal, the whole scan fails.
+ * Maps a socket inode to processes by reading every {@code <root>/<pid>/fd}. A process seen holding
+ * an asked inode has its argv, cwd, exe and uid read at once, and is then checked again: it must
+ * still hold the inode and be the same process (the same start time), so that the details belong to
+ * a living holder. One that no longer holds it (it exited, or closed the socket) cannot answer and is
+ * left out: a forking server's short-lived children hold its listening socket for a moment. A holder
+ * whose details cannot be read while it still holds the socket, or that keeps changing under the
+ * reader, fails the scan, as does a permission refusal on a process of the socket's uid.
  */
 final class ProcFdScan implements ProcessSource {
-    static final int SCANS = 3;
+    /** How many times a holder is read before a pid that keeps changing hands fails the scan. */
+    static final int READS = 3;
 
     private final ProcRoot root;
 
@@ -36,43 +39,25 @@ final class ProcFdScan implements ProcessSource {
 
     @Override
     public Map<Long, List<ProcessInfo>> holding(Set<Long> inodes, int ownerUid) throws IOException {
-        for (int scan = 1; ; scan++) {
-            try {
-                return scan(inodes, ownerUid);
-            } catch (HolderGone e) {
-                if (scan == SCANS) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    /** A process seen holding an asked inode exited before it could be read. */
-    private static final class HolderGone extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        HolderGone(long pid, NoSuchFileException cause) {
-            super("process " + pid + " went away mid-scan", cause);
-        }
-    }
-
-    private Map<Long, List<ProcessInfo>> scan(Set<Long> inodes, int ownerUid) throws IOException {
         Map<String, Long> sockets = new HashMap<>();
         inodes.forEach(inode -> sockets.put("socket:[" + inode + "]", inode));
-        Map<Long, Set<Long>> held = new LinkedHashMap<>();
-        try (DirectoryStream<Path> all = Files.newDirectoryStream(root.path(), ProcFdScan::isPid)) {
-            for (Path dir : all) {
-                Set<Long> found = held(dir, sockets, ownerUid);
-                if (!found.isEmpty()) {
-                    held.put(Long.parseLong(dir.getFileName().toString()), found);
-                }
-            }
-        }
         Map<Long, List<ProcessInfo>> holders = new HashMap<>();
         inodes.forEach(inode -> holders.put(inode, new ArrayList<>()));
-        for (Map.Entry<Long, Set<Long>> e : held.entrySet()) {
-            ProcessInfo process = read(e.getKey());
-            e.getValue().forEach(inode -> holders.get(inode).add(process));
+        try (DirectoryStream<Path> all = Files.newDirectoryStream(root.path(), ProcFdScan::isPid)) {
+            for (Path dir : all) {
+                Fds fds = fds(dir, sockets, ownerUid);
+                Path view = dir;
+                if (fds.none()) {
+                    view = livingThread(dir, sockets, ownerUid);
+                    fds = view == null ? fds : fds(view, sockets, ownerUid);
+                }
+                if (!fds.asked().isEmpty()) {
+                    Holder holder = confirm(view, sockets, ownerUid);
+                    if (holder != null) {
+                        holder.inodes().forEach(inode -> holders.get(inode).add(holder.process()));
+                    }
+                }
+            }
         }
         Comparator<ProcessInfo> ownersFirst =
                 Comparator.comparing((ProcessInfo p) -> p.uid() != ownerUid).thenComparingLong(ProcessInfo::pid);
@@ -80,34 +65,172 @@ final class ProcFdScan implements ProcessSource {
         return holders;
     }
 
+    /** A living process and the asked inodes it holds. */
+    private record Holder(ProcessInfo process, Set<Long> inodes) {}
+
+    /**
+     * Reads a process seen holding asked inodes, then reads its fds and its {@code stat} again:
+     * null when it holds none of them any more, or is exiting (the kernel drops its memory, cwd and
+     * exe before its fds, and it never accepts again). The start time before and after tells a pid
+     * reused mid-read from the process that was seen.
+     */
+    private static Holder confirm(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
+        long pid = pid(dir);
+        for (int read = 1; read <= READS; read++) {
+            Stat before = Stat.read(dir);
+            if (before == null) {
+                return null;
+            }
+            ProcessInfo process = null;
+            IOException unreadable = null;
+            try {
+                process = details(dir, pid);
+            } catch (IOException e) {
+                unreadable = e;
+            }
+            Set<Long> still = held(dir, sockets, ownerUid);
+            Stat after = Stat.read(dir);
+            if (still.isEmpty() || after == null || (unreadable != null && after.exiting())) {
+                return null;
+            }
+            if (before.startTime() == after.startTime()) {
+                if (unreadable != null) {
+                    throw new IOException("process " + pid + " holds the socket but its argv, cwd, exe or status cannot be read: "
+                            + unreadable.getMessage(), unreadable);
+                }
+                return new Holder(process, still);
+            }
+        }
+        throw new IOException("process " + pid + " changed " + READS + " times while it was read");
+    }
+
+    /** The fields of {@code <pid>/stat} the scan needs. */
+    private record Stat(long startTime, boolean exiting) {
+        private static final long PF_EXITING = 0x4;
+
+        /** Null when the process is gone. */
+        static Stat read(Path dir) throws IOException {
+            Path file = dir.resolve("stat");
+            String line;
+            try {
+                line = Files.readString(file, StandardCharsets.US_ASCII);
+            } catch (NoSuchFileException gone) {
+                return null;
+            } catch (IOException e) {
+                if (gone(dir)) {
+                    return null; // ESRCH: reaped after the open
+                }
+                throw e;
+            }
+            // After the command name: state (field 3) ... flags (field 9) ... start time (field 22).
+            String[] fields = line.substring(line.lastIndexOf(')') + 1).strip().split(" ");
+            try {
+                return new Stat(Long.parseLong(fields[19]), (Long.parseLong(fields[6]) & PF_EXITING) != 0);
+            } catch (ArrayIndexOutOfBoundsException | NumberFormatException e) {
+                throw new IOException(file + ": not a stat line", e);
+            }
+        }
+    }
+
+    /** Argv, cwd, exe and effective uid. */
+    private static ProcessInfo details(Path dir, long pid) throws IOException {
+        byte[] cmdline = Files.readAllBytes(dir.resolve("cmdline"));
+        String cwd = Files.readSymbolicLink(dir.resolve("cwd")).toString();
+        String exe = Files.readSymbolicLink(dir.resolve("exe")).toString();
+        int uid = effectiveUid(Files.readAllLines(dir.resolve("status"), StandardCharsets.UTF_8), pid);
+        return new ProcessInfo(pid, uid, argv(cmdline), cwd, exe);
+    }
+
     private static boolean isPid(Path path) {
         String name = path.getFileName().toString();
         return !name.isEmpty() && name.chars().allMatch(c -> c >= '0' && c <= '9');
     }
 
-    /** The asked inodes this process holds; empty for a process gone before its fds were read. */
+    /** The pid a process or thread directory belongs to: {@code <pid>} or {@code <pid>/task/<tid>}. */
+    private static long pid(Path dir) {
+        Path name = dir.getParent().getFileName();
+        return Long.parseLong((name.toString().equals("task") ? dir.getParent().getParent() : dir).getFileName().toString());
+    }
+
+    /** What a fd table holds: whether it has any fd at all, and the asked inodes among them. */
+    private record Fds(boolean none, Set<Long> asked) {
+        static final Fds GONE = new Fds(false, Set.of());
+    }
+
     private static Set<Long> held(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
+        return fds(dir, sockets, ownerUid).asked();
+    }
+
+    /** Reads {@code <dir>/fd}; no asked inodes for a process gone before its fds were read. */
+    private static Fds fds(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
         Path fds = dir.resolve("fd");
         Set<Long> found = new HashSet<>();
+        boolean none = true;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
             for (Path fd : entries) {
+                none = false;
                 Long inode = sockets.get(link(fd));
                 if (inode != null) {
                     found.add(inode);
                 }
             }
-            return found;
+            return new Fds(none, found);
         } catch (NoSuchFileException gone) {
-            return Set.of();
+            return Fds.GONE;
         } catch (DirectoryIteratorException e) {
-            if (e.getCause() instanceof NoSuchFileException) {
-                return Set.of();
+            if (e.getCause() instanceof NoSuchFileException || gone(dir)) {
+                return Fds.GONE;
             }
             throw e.getCause();
         } catch (AccessDeniedException e) {
             unreadable(dir, ownerUid, e);
-            return Set.of();
+            return Fds.GONE;
+        } catch (IOException e) {
+            if (gone(dir)) {
+                return Fds.GONE;
+            }
+            throw e;
         }
+    }
+
+    /**
+     * When a process's main thread has exited, {@code <pid>/fd} is empty although its other threads
+     * still share the fd table and can accept on its sockets: such a process is read through a
+     * living thread, {@code <pid>/task/<tid>}. The link count of {@code <pid>/task} is two plus the
+     * number of threads, so the many processes with no fds at all (kernel threads) cost one stat.
+     */
+    private static Path livingThread(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
+        Path tasks = dir.resolve("task");
+        try {
+            if (((Number) Files.getAttribute(tasks, "unix:nlink")).intValue() <= 3) {
+                return null;
+            }
+            try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
+                for (Path thread : threads) {
+                    if (!thread.getFileName().equals(dir.getFileName()) && !fds(thread, sockets, ownerUid).none()) {
+                        return thread;
+                    }
+                }
+            }
+        } catch (NoSuchFileException gone) {
+            return null;
+        } catch (DirectoryIteratorException e) {
+            if (e.getCause() instanceof NoSuchFileException || gone(dir)) {
+                return null;
+            }
+            throw e.getCause();
+        } catch (IOException e) {
+            if (gone(dir)) {
+                return null;
+            }
+            throw e;
+        }
+        return null;
+    }
+
+    /** True once the process has been reaped: its directory is no longer there. */
+    private static boolean gone(Path dir) {
+        return !Files.exists(dir, LinkOption.NOFOLLOW_LINKS);
     }
 
     /**
@@ -116,7 +239,7 @@ final class ProcFdScan implements ProcessSource {
      * or one unreadable system process would refuse every check of the host.
      */
     private static void unreadable(Path dir, int ownerUid, AccessDeniedException e) throws IOException {
-        long pid = Long.parseLong(dir.getFileName().toString());
+        long pid = pid(dir);
         try {
             if (effectiveUid(Files.readAllLines(dir.resolve("status"), StandardCharsets.UTF_8), pid) != ownerUid) {
                 return;
@@ -132,19 +255,6 @@ final class ProcFdScan implements ProcessSource {
             return Files.readSymbolicLink(fd).toString();
         } catch (NoSuchFileException closed) {
             return "";
-        }
-    }
-
-    private ProcessInfo read(long pid) throws IOException {
-        Path dir = root.resolve(Long.toString(pid));
-        try {
-            byte[] cmdline = Files.readAllBytes(dir.resolve("cmdline"));
-            String cwd = Files.readSymbolicLink(dir.resolve("cwd")).toString();
-            String exe = Files.readSymbolicLink(dir.resolve("exe")).toString();
-            int uid = effectiveUid(Files.readAllLines(dir.resolve("status"), StandardCharsets.UTF_8), pid);
-            return new ProcessInfo(pid, uid, argv(cmdline), cwd, exe);
-        } catch (NoSuchFileException e) {
-            throw new HolderGone(pid, e);
         }
     }
 

@@ -47,18 +47,30 @@ class ProcFdScanTest {
     }
 
     @Test
-    void aHolderGoneBeforeItsArgvWasReadFailsTheScan(@TempDir Path root) throws IOException {
-        Path fd = Files.createDirectories(root.resolve("42/fd"));
-        Files.createSymbolicLink(fd.resolve("3"), Path.of("socket:[77]"));
+    void aHolderWhoseDetailsCannotBeReadFailsTheScan(@TempDir Path root) throws IOException {
+        Path dir = Files.createDirectories(root.resolve("42"));
+        Files.createDirectories(dir.resolve("fd"));
+        Files.createSymbolicLink(dir.resolve("fd/3"), Path.of("socket:[77]"));
+        Files.writeString(dir.resolve("stat"), stat(42));
         IOException e = assertThrows(IOException.class, () -> ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0));
         assertTrue(e.getMessage().contains("42"), e.getMessage());
+    }
+
+    @Test
+    void aHolderGoneWhenItIsConfirmedIsLeftOut(@TempDir Path root) throws IOException {
+        fakeProcess(root, 50, 0, 77);
+        Files.delete(root.resolve("50/stat"));
+        fakeProcess(root, 60, GATEWAY_UID, 77);
+        assertEquals(List.of(60L), ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0).get(77L).stream()
+                .map(ProcessInfo::pid).toList());
     }
 
     @Test
     void aForkingServersShortLivedChildrenDoNotFailTheScan() throws Exception {
         // A server that forks a child per connection: each child holds the listening socket for a
         // moment and exits. Regression: a child seen holding the socket and gone before its argv was
-        // read failed the scan (owner-error) although the server itself still answered.
+        // read failed the scan (owner-error) although the server itself still answered; rescanning
+        // up to three times still lost a child in each scan now and then.
         String server = """
                 import os, socket, sys, time
                 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
@@ -86,6 +98,37 @@ class ProcFdScanTest {
     }
 
     @Test
+    void aProcessWhoseMainThreadExitedIsReadThroughALivingThread() throws Exception {
+        // The main thread ends with a raw exit(2), the others go on serving: <pid>/fd is empty then,
+        // and a scan of it alone would miss a holder that still answers.
+        String server = """
+                import ctypes, socket, threading, time
+                s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+                threading.Thread(target=lambda: time.sleep(30)).start()
+                print(s.getsockname()[1], flush=True)
+                ctypes.CDLL(None, use_errno=True).syscall(60, 0)
+                """;
+        Process process = new ProcessBuilder("setpriv", "--reuid", "" + GATEWAY_UID, "--regid", "" + GATEWAY_UID,
+                "--clear-groups", "/usr/bin/python3", "-c", server).redirectErrorStream(true).start();
+        try {
+            int port = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
+                    java.nio.charset.StandardCharsets.US_ASCII)).readLine().strip());
+            Path fds = Path.of("/proc/" + process.pid() + "/fd");
+            for (int i = 0; i < 100 && Files.list(fds).findAny().isPresent(); i++) {
+                Thread.sleep(20);
+            }
+            assertTrue(Files.list(fds).findAny().isEmpty(), "the main thread did not exit");
+            long inode = new SockDiag().listening(port).getFirst().inode();
+            List<ProcessInfo> holders = scan.holding(Set.of(inode), GATEWAY_UID).get(inode);
+            assertEquals(List.of(process.pid()), holders.stream().map(ProcessInfo::pid).toList(), holders::toString);
+            assertEquals(GATEWAY_UID, holders.getFirst().uid());
+            assertEquals("/usr/bin/python3", holders.getFirst().argv().getFirst());
+        } finally {
+            process.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
     void readsACapturedHolderAndPutsTheOwnersProcessesFirst(@TempDir Path root) throws IOException {
         fakeProcess(root, 50, 0, 77);
         fakeProcess(root, 60, GATEWAY_UID, 77);
@@ -107,5 +150,11 @@ class ProcFdScanTest {
         Files.createSymbolicLink(dir.resolve("cwd"), Path.of("/srv/app"));
         Files.createSymbolicLink(dir.resolve("exe"), Path.of("/srv/app/run"));
         Files.writeString(dir.resolve("status"), "Name:\trun\nUid:\t" + uid + "\t" + uid + "\t" + uid + "\t" + uid + "\n");
+        Files.writeString(dir.resolve("stat"), stat(pid));
+    }
+
+    /** A {@code stat} line as the kernel writes it, with a command name holding a space and a paren. */
+    private static String stat(int pid) {
+        return pid + " (run (x) y) S 1 " + pid + " " + pid + " 0 -1 4194560 100 0 0 0 1 1 0 0 20 0 1 0 123456 1000 10\n";
     }
 }
