@@ -52,7 +52,7 @@ final class ProcFdScan implements ProcessSource {
                     fds = view == null ? fds : fds(view, sockets, ownerUid);
                 }
                 if (!fds.asked().isEmpty()) {
-                    Holder holder = confirm(view, sockets, ownerUid);
+                    Holder holder = confirm(view, fds, sockets, ownerUid);
                     if (holder != null) {
                         holder.inodes().forEach(inode -> holders.get(inode).add(holder.process()));
                     }
@@ -69,12 +69,13 @@ final class ProcFdScan implements ProcessSource {
     private record Holder(ProcessInfo process, Set<Long> inodes) {}
 
     /**
-     * Reads a process seen holding asked inodes, then reads its fds and its {@code stat} again:
-     * null when it holds none of them any more, or is exiting (the kernel drops its memory, cwd and
-     * exe before its fds, and it never accepts again). The start time before and after tells a pid
-     * reused mid-read from the process that was seen.
+     * Reads a process seen holding asked inodes, then its fds and its {@code stat} again: null when
+     * it holds none of them any more, or is exiting (the kernel drops its memory, cwd and exe before
+     * its fds, and it never accepts again). The start time before and after tells a pid reused
+     * mid-read from the process that was seen. The fds that held the inodes are read again first;
+     * the whole table only when one of them changed.
      */
-    private static Holder confirm(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
+    private static Holder confirm(Path dir, Fds seen, Map<String, Long> sockets, int ownerUid) throws IOException {
         long pid = pid(dir);
         for (int read = 1; read <= READS; read++) {
             Stat before = Stat.read(dir);
@@ -88,7 +89,11 @@ final class ProcFdScan implements ProcessSource {
             } catch (IOException e) {
                 unreadable = e;
             }
-            Set<Long> still = held(dir, sockets, ownerUid);
+            Set<Long> still = seen.stillHeld(sockets);
+            if (still == null) {
+                seen = fds(dir, sockets, ownerUid);
+                still = seen.inodes();
+            }
             Stat after = Stat.read(dir);
             if (still.isEmpty() || after == null || (unreadable != null && after.exiting())) {
                 return null;
@@ -152,26 +157,40 @@ final class ProcFdScan implements ProcessSource {
         return Long.parseLong((name.toString().equals("task") ? dir.getParent().getParent() : dir).getFileName().toString());
     }
 
-    /** What a fd table holds: whether it has any fd at all, and the asked inodes among them. */
-    private record Fds(boolean none, Set<Long> asked) {
-        static final Fds GONE = new Fds(false, Set.of());
-    }
+    /** What a fd table holds: whether it has any fd at all, and the fds that hold asked inodes. */
+    private record Fds(boolean none, Map<Path, Long> asked) {
+        static final Fds GONE = new Fds(false, Map.of());
 
-    private static Set<Long> held(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
-        return fds(dir, sockets, ownerUid).asked();
+        Set<Long> inodes() {
+            return new HashSet<>(asked.values());
+        }
+
+        /** The asked inodes, when every fd that held one still does; null when one changed or failed. */
+        Set<Long> stillHeld(Map<String, Long> sockets) {
+            try {
+                for (Map.Entry<Path, Long> fd : asked.entrySet()) {
+                    if (!fd.getValue().equals(sockets.get(link(fd.getKey())))) {
+                        return null;
+                    }
+                }
+            } catch (IOException e) {
+                return null; // the whole table is read again, and its errors judged there
+            }
+            return inodes();
+        }
     }
 
     /** Reads {@code <dir>/fd}; no asked inodes for a process gone before its fds were read. */
     private static Fds fds(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
         Path fds = dir.resolve("fd");
-        Set<Long> found = new HashSet<>();
+        Map<Path, Long> found = new HashMap<>();
         boolean none = true;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
             for (Path fd : entries) {
                 none = false;
                 Long inode = sockets.get(link(fd));
                 if (inode != null) {
-                    found.add(inode);
+                    found.put(fd, inode);
                 }
             }
             return new Fds(none, found);

@@ -17,7 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Answers the one request head of a proxy connection: a {@code CONNECT host:port HTTP/1.1} is
+ * Answers the one request head of a proxy connection: a {@code CONNECT host:port} (HTTP/1.1, or
+ * HTTP/1.0 as Python's http.client and socat send it) is
  * judged and, when allowed, tunnelled after {@code 200 Connection established}; an absolute-form
  * {@code http://} request is read by {@link PlainHttp}, judged like a CONNECT to its authority,
  * and exchanged once with the upstream; anything else is {@code 400}.
@@ -40,10 +41,6 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
         RequestHead request = head.head();
         ConnectionRecord.of(ctx.channel()).target(request.target());
         if (request.method().equals("CONNECT")) {
-            if (!request.isHttp11()) {
-                refuse(ctx.channel(), DenyCode.BAD_REQUEST);
-                return;
-            }
             ByteBuf early = head.content().retain();
             tunnels.open(ctx.channel(), judge.judge(Request.connect(request.target())), early, this::established,
                     ConnectHandler::refuse);

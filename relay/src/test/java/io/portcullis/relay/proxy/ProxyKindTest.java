@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ProxyKindTest {
     private static final int HEADER_BYTES = 256;
@@ -66,7 +67,7 @@ class ProxyKindTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
         "GET / HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n                             | 400 Bad Request | Portcullis-Deny: bad-request",
-        "CONNECT a.example:443 HTTP/1.0\\r\\n\\r\\n                          | 400 Bad Request | Portcullis-Deny: bad-request",
+        "CONNECT a.example:443 HTTP/2.0\\r\\n\\r\\n                          | 400 Bad Request | Portcullis-Deny: bad-request",
         "CONNECT a.example:443 HTTP/1.1\\n\\n                                | 400 Bad Request | Portcullis-Deny: bad-request",
         "CONNECT a.example:443 HTTP/1.1\\r\\nX: a\\rb\\r\\n\\r\\n            | 400 Bad Request | Portcullis-Deny: bad-request",
         "CONNECT a.example:443 HTTP/1.1\\r\\nX: \\0\\r\\n\\r\\n              | 400 Bad Request | Portcullis-Deny: bad-request",
@@ -84,6 +85,22 @@ class ProxyKindTest {
         assertFalse(channel.isOpen());
         assertEquals("deny", decisions.getFirst().verdict());
         assertEquals(header.substring(header.indexOf(' ') + 1), decisions.getFirst().code());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+        "CONNECT a.example:443 HTTP/1.1\\r\\nHost: a.example:443\\r\\n\\r\\n",
+        // Python's http.client (urllib, requests, pip) and socat send HTTP/1.0 with no Host.
+        "CONNECT a.example:443 HTTP/1.0\\r\\n\\r\\n",
+        "CONNECT a.example:443 HTTP/1.0\\r\\nHost: a.example:443\\r\\n\\r\\n",
+    })
+    void aConnectOfEitherVersionIsJudged(String head) {
+        EmbeddedChannel channel = channel();
+
+        String reply = send(channel, unescape(head));
+
+        assertEquals(List.of("CONNECT a.example:443"), judged);
+        assertReply(reply, "403 Forbidden", "Portcullis-Deny: not-listed");
     }
 
     @ParameterizedTest(name = "{0} -> {1}")

@@ -105,6 +105,19 @@ class RunEndToEndTest {
     }
 
     @Test
+    void pythonsUrllibTunnelsThroughTheProxyVariables() throws Exception {
+        // http.client sends "CONNECT host:port HTTP/1.0": the proxy kind must take it like HTTP/1.1.
+        String script = "import ssl, urllib.request; "
+                + "c = ssl.create_default_context(cafile='" + world.tls().certificatePem() + "'); "
+                + "print(urllib.request.urlopen('https://nas.lan:8443/python', context=c, timeout=10).read().decode())";
+        Run run = run("auto", List.of("--allow", "nas.lan:8443"), "python3", "-c", script);
+        assertEquals(0, run.exit(), run.toString());
+        assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/python\""), run.toString());
+        assertTrue(run.err().contains("\"target\":\"nas.lan:8443\"") && run.err().contains("\"verdict\":\"allow\""),
+                run.err());
+    }
+
+    @Test
     void internetReachesAGlobalNameOverTls() throws Exception {
         Run run = run("auto", List.of("--internet"), "/bin/sh", "-c", curl("https://www.example.test/internet"));
         assertEquals(0, run.exit(), run.toString());
