@@ -9,6 +9,7 @@ import io.portcullis.entry.wire.Preamble;
 import io.portcullis.it.world.NetnsTest;
 import io.portcullis.it.world.Portcullis;
 import io.portcullis.it.world.Run;
+import io.portcullis.it.world.Spawn;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.world.BulkPattern;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.it.world.NetnsTest;
 import io.portcullis.it.world.Run;
+import io.portcullis.it.world.Spawn;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.world.DnsAnswer;

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.portcullis.it.world.Portcullis;
 import io.portcullis.it.world.Run;
+import io.portcullis.it.world.Spawn;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.docker.ContainerInfo;
 import io.portcullis.owner.testing.DockerWorld;
@@ -79,9 +80,9 @@ class OwnerEndToEndTest {
             container("own-container", "owner", ADDON);
             container("own-container-as-default", "default", ADDON);
             container("other-addon-container", "owner", "notes");
-            try (OwnerSpawn spawn = OwnerSpawn.open(dir, hostFile, spawnJson())) {
-                clientSaw = spawn.connectEach(PORTS, CONTAINERS.keySet());
-                decisions = spawn.decisionsByForward(PORTS);
+            try (Spawn spawn = Spawn.open(dir, hostFile, spawnJson())) {
+                clientSaw = ForwardProbe.connectEach(spawn, PORTS, CONTAINERS.keySet());
+                decisions = ForwardProbe.decisionsByForward(spawn, PORTS);
             }
         } catch (Exception | Error e) {
             stopAll();
@@ -197,12 +198,12 @@ class OwnerEndToEndTest {
         Path deadHost = dir.resolve("host-docker-down.json");
         Files.writeString(deadHost, hostJson(dir, "unix://" + dir.resolve("no-docker.sock")));
         try (PythonListener root = PythonListener.v4("127.0.0.1").start();
-                OwnerSpawn spawn = OwnerSpawn.open(dir, deadHost, """
+                Spawn spawn = Spawn.open(dir, deadHost, """
                         {"id": "%s", "network": "listed", "hosts": [{"target": "127.0.0.1:%d", "scheme": "tcp"}]}"""
                         .formatted(ADDON, root.port()))) {
             Map<String, Integer> ports = Map.of("root", root.port());
-            spawn.connectEach(ports, Set.of());
-            Decision decision = spawn.decisionsByForward(ports).get("root");
+            ForwardProbe.connectEach(spawn, ports, Set.of());
+            Decision decision = ForwardProbe.decisionsByForward(spawn, ports).get("root");
             assertEquals("owner-docker-down", decision.code(), decision.toString());
         }
     }

@@ -1,13 +1,12 @@
-package io.portcullis.it.datapath;
+package io.portcullis.it.world;
 
-import io.portcullis.it.world.Portcullis;
-import io.portcullis.it.world.Run;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.policy.HostConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * A relay in the test JVM (its decisions collected) with one spawn open, and the real entry run
  * in a spawn's namespace (loopback only) around a shell script, as a wall runs them.
  */
-final class Spawn implements AutoCloseable {
+public final class Spawn implements AutoCloseable {
     private final Relay relay;
     private final SpawnHandle handle;
     private final BlockingQueue<Decision> decisions;
@@ -31,15 +30,25 @@ final class Spawn implements AutoCloseable {
         this.decisions = decisions;
     }
 
-    /** A relay with {@code hostJson} (the world's DNS is added), and the spawn of {@code spawnJson}. */
-    static Spawn open(Path dir, String dns, String hostLimits, String spawnJson) throws IOException, ConfigException {
+    /**
+     * A relay whose host configuration names the DNS server {@code dns} and the limits
+     * {@code hostLimits} (a JSON object, or empty for the defaults), and the spawn of
+     * {@code spawnJson}.
+     */
+    public static Spawn open(Path dir, String dns, String hostLimits, String spawnJson) throws IOException, ConfigException {
         String host = "{\"dns\": {\"servers\": [\"" + dns + "\"], \"timeoutMillis\": 2000}"
                 + (hostLimits.isEmpty() ? "" : ", \"limits\": " + hostLimits) + "}";
+        return open(dir, HostConfigJson.parse("host.json", host), spawnJson);
+    }
+
+    /** A relay with the host configuration in {@code hostFile}, and the spawn of {@code spawnJson}. */
+    public static Spawn open(Path dir, Path hostFile, String spawnJson) throws IOException, ConfigException {
+        return open(dir, HostConfigJson.read(hostFile), spawnJson);
+    }
+
+    private static Spawn open(Path dir, HostConfig host, String spawnJson) throws IOException, ConfigException {
         BlockingQueue<Decision> decisions = new LinkedBlockingQueue<>();
-        Relay relay = Relay.builder(HostConfigJson.parse("host.json", host))
-                .directory(dir)
-                .decisions(decisions::add)
-                .start();
+        Relay relay = Relay.builder(host).directory(dir).decisions(decisions::add).start();
         try {
             return new Spawn(relay, relay.open(SpawnPolicyJson.parse("spawn.json", spawnJson)), decisions);
         } catch (IOException | ConfigException | RuntimeException e) {
@@ -48,7 +57,7 @@ final class Spawn implements AutoCloseable {
         }
     }
 
-    SpawnHandle handle() {
+    public SpawnHandle handle() {
         return handle;
     }
 
@@ -56,12 +65,12 @@ final class Spawn implements AutoCloseable {
      * Runs {@code script} with {@code sh -c} under the entry, in a fresh namespace with loopback
      * only; the entry gets the spawn's proxy port and forwards.
      */
-    Run run(String script, long timeoutSeconds) throws IOException, InterruptedException {
+    public Run run(String script, long timeoutSeconds) throws IOException, InterruptedException {
         return run(entryArgs(handle.proxyPort()), script, timeoutSeconds);
     }
 
     /** As {@link #run(String, long)}, with these entry arguments. */
-    Run run(List<String> entryArgs, String script, long timeoutSeconds) throws IOException, InterruptedException {
+    public Run run(List<String> entryArgs, String script, long timeoutSeconds) throws IOException, InterruptedException {
         return Run.of(Portcullis.entryInSpawnNamespace(handle.socket(), entryArgs, List.of("sh", "-c", script)), "",
                 timeoutSeconds);
     }
@@ -70,7 +79,7 @@ final class Spawn implements AutoCloseable {
      * The entry's arguments for this spawn's forwards, with {@code proxyPort}; the readiness line
      * goes to standard error, so standard output is the script's alone.
      */
-    List<String> entryArgs(int proxyPort) {
+    public List<String> entryArgs(int proxyPort) {
         List<String> args = new ArrayList<>(List.of("--ready-fd", "2", "--proxy-port", String.valueOf(proxyPort)));
         for (int port : handle.forwards()) {
             args.addAll(List.of("--forward", String.valueOf(port)));
@@ -79,7 +88,7 @@ final class Spawn implements AutoCloseable {
     }
 
     /** The next decision line, waiting up to 10 s. */
-    Decision next() throws InterruptedException {
+    public Decision next() throws InterruptedException {
         Decision decision = decisions.poll(10, TimeUnit.SECONDS);
         if (decision == null) {
             throw new AssertionError("no decision line within 10 s");
@@ -88,7 +97,7 @@ final class Spawn implements AutoCloseable {
     }
 
     /** Every decision line written so far, after waiting {@code settleMillis} for late ones. */
-    List<Decision> all(long settleMillis) throws InterruptedException {
+    public List<Decision> all(long settleMillis) throws InterruptedException {
         Thread.sleep(settleMillis);
         List<Decision> all = new ArrayList<>();
         decisions.drainTo(all);
