@@ -1,0 +1,117 @@
+package io.portcullis.bench.daemon;
+
+import io.portcullis.entry.wire.Preamble;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The far ends of {@link SpawnFootprint}'s idle tunnels, in a process of their own so that the
+ * relay's process holds only the relay's sockets. It answers one command a line on standard input
+ * with one line on standard output, and exits when its input ends (the bench is gone) or after
+ * {@link #LIFETIME}, whichever comes first.
+ *
+ * <ul>
+ *   <li>{@code TunnelPeer origin}: listens on 127.0.0.1 (printing {@code port P}), accepts every
+ *       connection and holds it silent; {@code count} answers {@code accepted K}.
+ *   <li>{@code TunnelPeer clients SOCKET PORT}: {@code open K} connects to the spawn socket until
+ *       K connections are open, each with a forward preamble for PORT written and nothing else,
+ *       and answers {@code opened K}, or {@code failed K: REASON} at the first one that fails.
+ * </ul>
+ */
+public final class TunnelPeer {
+    static final long LIFETIME = TimeUnit.MINUTES.toMillis(15);
+
+    private TunnelPeer() {}
+
+    public static void main(String[] args) throws Exception {
+        Thread.ofPlatform().daemon().name("lifetime").start(TunnelPeer::haltLater);
+        if (args.length == 1 && args[0].equals("origin")) {
+            origin();
+        } else if (args.length == 3 && args[0].equals("clients")) {
+            clients(Path.of(args[1]), Integer.parseInt(args[2]));
+        } else {
+            System.err.println("usage: TunnelPeer origin | TunnelPeer clients SOCKET PORT");
+            System.exit(2);
+        }
+        // Input ended: the bench is gone or done. Halt rather than close thousands of sockets.
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void haltLater() {
+        try {
+            Thread.sleep(LIFETIME);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        System.err.println("TunnelPeer: lifetime of " + LIFETIME + " ms over, exiting");
+        Runtime.getRuntime().halt(3);
+    }
+
+    private static void origin() throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open();
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
+        List<SocketChannel> held = new ArrayList<>();
+        AtomicInteger accepted = new AtomicInteger();
+        Thread.ofPlatform().daemon().name("accept").start(() -> {
+            try {
+                while (true) {
+                    held.add(server.accept());
+                    accepted.incrementAndGet();
+                }
+            } catch (IOException e) {
+                System.err.println("TunnelPeer origin: accept failed after " + accepted.get() + ": " + e);
+            }
+        });
+        reply("port " + ((InetSocketAddress) server.getLocalAddress()).getPort());
+        BufferedReader in = input();
+        for (String line; (line = in.readLine()) != null; ) {
+            reply(line.equals("count") ? "accepted " + accepted.get() : "unknown " + line);
+        }
+    }
+
+    private static void clients(Path socket, int port) throws IOException {
+        byte[] preamble = new Preamble(Preamble.Kind.FORWARD, port).encode();
+        UnixDomainSocketAddress address = UnixDomainSocketAddress.of(socket);
+        List<SocketChannel> open = new ArrayList<>();
+        BufferedReader in = input();
+        for (String line; (line = in.readLine()) != null; ) {
+            if (!line.startsWith("open ")) {
+                reply("unknown " + line);
+                continue;
+            }
+            int target = Integer.parseInt(line.substring("open ".length()));
+            try {
+                while (open.size() < target) {
+                    SocketChannel client = SocketChannel.open(address);
+                    open.add(client);
+                    client.write(ByteBuffer.wrap(preamble));
+                }
+                reply("opened " + open.size());
+            } catch (IOException e) {
+                reply("failed " + open.size() + ": " + e);
+            }
+        }
+    }
+
+    private static BufferedReader input() {
+        return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    }
+
+    private static void reply(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}
