@@ -17,7 +17,8 @@ import java.util.function.Consumer;
 
 /**
  * Connects to the checked addresses in order, the next one on failure, each with its own connect
- * timeout (SPEC R9, R16). It dials nothing else: the addresses are the ones the policy judged.
+ * timeout (SPEC R9, R16). It dials nothing else: the addresses are the ones the policy judged, and
+ * the bootstrap's resolver is off, so no address is looked up again.
  */
 public final class Dialer {
     private final Transport transport;
@@ -56,7 +57,8 @@ public final class Dialer {
                 .option(ChannelOption.AUTO_READ, false)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-                .handler(Placeholder.INSTANCE);
+                .handler(Placeholder.INSTANCE)
+                .disableResolver();
         next(bootstrap, List.copyOf(addresses), 0, true, attempt, result);
         return result;
     }

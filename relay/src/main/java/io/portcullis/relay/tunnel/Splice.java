@@ -29,6 +29,7 @@ public final class Splice {
     private final Channel upstream;
     private final long connection;
     private int inputsEnded;
+    private boolean closing;
 
     private Splice(Channel client, Channel upstream, long connection) {
         this.client = client;
@@ -102,7 +103,12 @@ public final class Splice {
         });
     }
 
+    /** Once: both sides' inactive events and the second end of input all lead here. */
     private void closeBoth() {
+        if (closing) {
+            return;
+        }
+        closing = true;
         flushAndClose(client);
         flushAndClose(upstream);
     }

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,6 +50,29 @@ class JsonLineSinkTest {
         assertEquals(1000, lines.size());
         for (int i = 0; i < lines.size(); i++) {
             assertEquals(i + 1, JSON.readTree(lines.get(i)).get("connection").asLong());
+        }
+    }
+
+    @Test
+    void aLineAfterTheWriterFellAsleepIsWrittenWithoutClose(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("decisions.jsonl");
+        try (JsonLineSink sink = JsonLineSink.toFile(file)) {
+            sink.accept(decision(1));
+            awaitLines(file, 1);
+            Thread.sleep(1500); // past the writer's idle second: it parks until the next line
+            sink.accept(decision(2));
+
+            awaitLines(file, 2);
+        }
+    }
+
+    private static void awaitLines(Path file, int count) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (Files.readAllLines(file).size() < count) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(file + ": fewer than " + count + " lines after 5 s: " + Files.readAllLines(file));
+            }
+            Thread.sleep(10);
         }
     }
 

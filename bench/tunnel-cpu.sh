@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# bench/tunnel-cpu.sh [ROOT...]: CPU time per new CONNECT tunnel in the relay and the entry, read from
+# /proc, for one or more built Portcullis trees (default: this one), in interleaved rounds.
+#   bench/tunnel-cpu.sh                         # this tree
+#   bench/tunnel-cpu.sh /path/to/older .        # before/after: rounds alternate between the trees
+# Root only: the relay, the entry, the origin and the load run as the unprivileged user that
+# bench/run-peers makes, whose uid the host configuration names as the gateway's, so the owner check
+# runs on every tunnel (a cached answer, as in the harness). Everything is on loopback and bounded.
+# ROUNDS (4), CONCURRENCY ("1 16"), WARM seconds of new tunnels at c=4 before measuring (25),
+# SECS per measured window (3), PERFSTAT=1 also counts the relay's system calls (perf stat; slower).
+# BENCH_PEERS: the harness folder (default: ../shared/bench-peers beside this repository).
+set -euo pipefail
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
+peers=${BENCH_PEERS:-$here/../shared/bench-peers}
+user=portcullis-bench
+rounds=${ROUNDS:-4} concurrency=${CONCURRENCY:-"1 16"} warm=${WARM:-25} secs=${SECS:-3}
+[ "$(id -u)" = 0 ] || { echo "tunnel-cpu: run as root (it runs the parts as $user)" >&2; exit 2; }
+[ -f "$peers/src/loadgen.c" ] || { echo "tunnel-cpu: no harness at $peers (set BENCH_PEERS)" >&2; exit 2; }
+id -u "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+roots=()
+for r in "${@:-$here}"; do
+    r=$(cd "$r" && pwd)
+    "$r/portcullis" --help >/dev/null   # builds as root when stale; the user only reads the tree
+    roots+=("$r")
+done
+
+work=$(mktemp -d)
+chmod 755 "$work"
+for t in origin loadgen; do gcc -O2 -o "$work/$t" "$peers/src/$t.c"; done
+as_user=(setpriv --reuid "$user" --regid "$user" --init-groups)
+pids=()
+stop() {
+    local p
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    pids=()
+}
+trap 'stop; rm -rf "$work"' EXIT
+
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # user + system ticks of the whole process
+loops() {  # user and system ticks of the relay's event loop threads
+    local t
+    for t in /proc/"$1"/task/*; do
+        case "$(cat "$t/comm" 2>/dev/null)" in multiThreadIoEv*) awk '{print $14, $15}' "$t/stat" 2>/dev/null ;; esac
+    done | awk '{u += $1; s += $2} END {print u + 0, s + 0}'
+}
+
+# one ROOT LABEL C: start origin, relay and entry, warm up, measure one window of new tunnels at c=C
+one() {
+    local root=$1 label=$2 c=$3 dir port origin socket relay entry i
+    dir=$(mktemp -d "$work/run.XXXX")
+    chown "$user:" "$dir"
+    "${as_user[@]}" "$work/origin" --host 127.0.0.1 --port 0 --port-file "$dir/origin.port" >"$dir/origin.log" 2>&1 &
+    pids+=($!)
+    for i in $(seq 50); do [ -s "$dir/origin.port" ] && break; sleep 0.1; done
+    origin=127.0.0.1:$(cat "$dir/origin.port")
+    port=$("$work/loadgen" freeport)
+    printf '{"id": "bench", "network": "listed", "proxyPort": %s, "hosts": [{"target": "%s", "scheme": "tcp"}]}\n' \
+        "$port" "$origin" >"$dir/spawn.json"
+    printf '{"log": {"file": "%s/decisions.jsonl"}, "owner": {"gatewayUid": %s}}\n' "$dir" "$(id -u "$user")" >"$dir/host.json"
+    mkfifo "$dir/lifeline"
+    "${as_user[@]}" "$root/portcullis" relay --spawn "$dir/spawn.json" --host "$dir/host.json" --dir "$dir" \
+        <"$dir/lifeline" >"$dir/relay.log" 2>&1 &
+    relay=$!
+    pids+=($relay)
+    exec 7>"$dir/lifeline"
+    for i in $(seq 300); do
+        socket=$(sed -n 's/.*"socket":"\([^"]*\)".*/\1/p' "$dir/relay.log" | head -n1)
+        [ -n "$socket" ] && break
+        sleep 0.1
+    done
+    "${as_user[@]}" "$root/portcullis" entry --relay "$socket" --proxy-port "$port" >"$dir/entry.log" 2>&1 &
+    entry=$!
+    pids+=($entry)
+    local load=("${as_user[@]}" "$work/loadgen")
+    local to=(--target "$origin" --proxy "127.0.0.1:$port")
+    for i in $(seq 100); do "${load[@]}" probe "${to[@]}" --seconds 1 >/dev/null 2>&1 && break; sleep 0.1; done
+    "${load[@]}" new --concurrency 4 --count 10000000 --seconds "$warm" "${to[@]}" >/dev/null
+    "${load[@]}" rr --conns 1 --count 10000000 --seconds 3 "${to[@]}" >/dev/null
+    local r0 e0 l0 r1 e1 l1 out n perf=()
+    if [ -n "${PERFSTAT:-}" ]; then
+        perf stat -e 'syscalls:sys_enter_*' -p "$relay" -o "$dir/perf.txt" -- sleep "$secs" &
+        perf=($!)
+    fi
+    r0=$(cpu "$relay") e0=$(cpu "$entry") l0=$(loops "$relay")
+    out=$("${load[@]}" new --concurrency "$c" --count 10000000 --seconds "$secs" "${to[@]}")
+    r1=$(cpu "$relay") e1=$(cpu "$entry") l1=$(loops "$relay")
+    [ ${#perf[@]} = 0 ] || wait "${perf[0]}"
+    n=$(sed -n 's/.*"count":\([0-9]*\).*/\1/p' <<<"$out")
+    awk -v label="$label" -v c="$c" -v n="$n" -v out="$out" -v r="$((r1 - r0))" -v e="$((e1 - e0))" \
+        -v l0="$l0" -v l1="$l1" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+            split(l0, a, " "); split(l1, b, " "); us = 1e6 / hz / n
+            match(out, /"tps":[0-9.]+/); tps = substr(out, RSTART + 6, RLENGTH - 6)
+            match(out, /"errors":[0-9]+/); err = substr(out, RSTART + 9, RLENGTH - 9)
+            printf "%-12s c=%-3s tunnels=%-6d per s=%-7.0f errors=%s  us/tunnel: relay %4.0f (loops user %3.0f sys %3.0f)  entry %4.0f\n",
+                label, c, n, tps, err, r * us, (b[1] - a[1]) * us, (b[2] - a[2]) * us, e * us }'
+    if [ -n "${PERFSTAT:-}" ]; then
+        awk -v n="$n" '/syscalls:sys_enter_/ { gsub(",", "", $1); if ($1 > 0) printf "    %-30s %6.2f per tunnel\n", substr($2, 20), $1 / n }' \
+            "$dir/perf.txt" | sort -k2 -nr | head -16
+    fi
+    exec 7>&-
+    stop
+}
+
+for round in $(seq "$rounds"); do
+    for c in $concurrency; do
+        for i in "${!roots[@]}"; do
+            one "${roots[$i]}" "$(basename "${roots[$i]}")" "$c"
+        done
+    done
+done
