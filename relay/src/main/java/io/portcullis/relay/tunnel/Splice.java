@@ -49,7 +49,8 @@ public final class Splice {
         }
         ConnectionRecord record = ConnectionRecord.of(client);
         Splice splice = new Splice(client, upstream, record.id());
-        client.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
+        // observeOutput: a write still draining to a slow reader counts as bytes moving.
+        client.pipeline().addLast("idle", new IdleStateHandler(true, 0, 0, idleMillis, TimeUnit.MILLISECONDS));
         client.pipeline().addLast("copy-up", splice.new Copier(upstream, record::up));
         upstream.pipeline().addLast("copy-down", splice.new Copier(client, record::down));
         // The client may have ended its input before the tunnel was up; that end is not read again.
@@ -113,6 +114,17 @@ public final class Splice {
         flushAndClose(upstream);
     }
 
+    /**
+     * Closes both sides without waiting for what they still have to write: nothing moved for the
+     * idle time, so a flush (of the last bytes, or of a close already begun) would wait on a peer
+     * that does not read.
+     */
+    private void closeNow() {
+        closing = true;
+        client.close();
+        upstream.close();
+    }
+
     private static void flushAndClose(Channel channel) {
         if (channel.isActive()) {
             channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -145,7 +157,7 @@ public final class Splice {
                 inputEnded(peer);
             } else if (event instanceof IdleStateEvent) {
                 log.debug("connection {}: idle, closing", connection);
-                closeBoth();
+                closeNow();
             } else {
                 ctx.fireUserEventTriggered(event);
             }

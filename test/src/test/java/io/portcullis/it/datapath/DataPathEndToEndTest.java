@@ -268,6 +268,23 @@ class DataPathEndToEndTest {
     }
 
     @Test
+    void aTunnelWhoseClientStopsReadingIsClosedAfterTheIdleTime() throws Exception {
+        // Regression: the client asks for 100 MB and never reads, so the relay's writes back up and
+        // nothing moves; the idle close waited for a flush that could never finish, and the
+        // tunnel stayed open past the idle time.
+        try (Spawn spawn = open("{\"idleTimeoutMillis\": 800}", INTERNET)) {
+            Run run = spawn.run("(printf 'CONNECT 93.184.77.10:9 HTTP/1.1\\r\\n\\r\\nget 100000000\\n'; sleep 8)"
+                    + " | socat -t 8 - TCP:127.0.0.1:${HTTPS_PROXY##*:} | sleep 8; echo done", 60);
+
+            assertEquals("done\n", run.out(), run.toString());
+            Decision idle = spawn.next();
+            assertEquals("allow", idle.verdict());
+            assertTrue(idle.durationMillis() >= 800 && idle.durationMillis() < 5000, idle.toString());
+            assertTrue(idle.bytesDown() < 100_000_000, idle.toString());
+        }
+    }
+
+    @Test
     void theSpawnsConnectionBudgetAnswers503() throws Exception {
         try (Spawn spawn = open("{\"spawnConnections\": 2}", INTERNET)) {
             String hold = "(" + tunnel("93.184.77.10", 7, "sleep 3") + " > /dev/null &); ";
