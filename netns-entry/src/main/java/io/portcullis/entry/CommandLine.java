@@ -95,7 +95,8 @@ final class CommandLine {
     }
 
     private static boolean isOption(String name) {
-        return Set.of("--relay", "--proxy-port", "--forward", "--door", "--ready-fd").contains(name);
+        return Set.of("--relay", "--proxy-port", "--forward", "--door", "--ready-fd")
+                .contains(name);
     }
 
     private void option(String name, String value) {
@@ -109,7 +110,8 @@ final class CommandLine {
             return;
         }
         if (value == null) {
-            problems.add(name + ": no value (expected: " + (name.equals("--relay") ? "a socket path" : "a number") + ")");
+            problems.add(
+                    name + ": no value (expected: " + (name.equals("--relay") ? "a socket path" : "a number") + ")");
             return;
         }
         switch (name) {

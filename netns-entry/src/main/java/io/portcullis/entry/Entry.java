@@ -33,8 +33,11 @@ final class Entry implements AutoCloseable {
     static Entry start(EntryOptions options, PrintStream log) throws Listeners.BindFailure {
         Entry entry = new Entry(options, Listeners.bind(options.endpoints()), log);
         for (Listeners.Listener listener : entry.listeners.all()) {
-            entry.acceptors.add(Thread.ofPlatform().daemon(true)
-                    .name("accept " + Listeners.hostPort(listener.address(), listener.endpoint().port()))
+            entry.acceptors.add(Thread.ofPlatform()
+                    .daemon(true)
+                    .name("accept "
+                            + Listeners.hostPort(
+                                    listener.address(), listener.endpoint().port()))
                     .start(() -> entry.accept(listener)));
         }
         return entry;

@@ -15,7 +15,12 @@ import java.util.TreeSet;
  * every argument, so the constructor only guards invariants.
  */
 record EntryOptions(
-        Path relay, int proxyPort, List<Integer> forwards, OptionalInt door, OptionalInt readyFd, List<String> command) {
+        Path relay,
+        int proxyPort,
+        List<Integer> forwards,
+        OptionalInt door,
+        OptionalInt readyFd,
+        List<String> command) {
 
     static final int DEFAULT_PROXY_PORT = 39080;
 

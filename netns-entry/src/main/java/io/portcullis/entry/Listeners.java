@@ -44,7 +44,8 @@ final class Listeners implements AutoCloseable {
 
     static Listeners bind(List<Endpoint> endpoints) throws BindFailure {
         requireLoopbackUp();
-        List<InetAddress> addresses = hasIpv6Loopback() ? List.of(IPV4_LOOPBACK, IPV6_LOOPBACK) : List.of(IPV4_LOOPBACK);
+        List<InetAddress> addresses =
+                hasIpv6Loopback() ? List.of(IPV4_LOOPBACK, IPV6_LOOPBACK) : List.of(IPV4_LOOPBACK);
         List<Listener> bound = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         for (Endpoint endpoint : endpoints) {

@@ -19,14 +19,10 @@ record Readiness(int proxyPort, List<Integer> forwards, OptionalInt door, List<S
 
     String json() {
         return "{\"proxyPort\":" + proxyPort
-                + ",\"forwards\":" + forwards
-                        .stream()
-                        .map(String::valueOf)
-                        .collect(Collectors.joining(",", "[", "]"))
+                + ",\"forwards\":" + forwards.stream().map(String::valueOf).collect(Collectors.joining(",", "[", "]"))
                 + ",\"door\":" + (door.isPresent() ? String.valueOf(door.getAsInt()) : "null")
-                + ",\"addresses\":" + addresses.stream()
-                        .map(address -> '"' + address + '"')
-                        .collect(Collectors.joining(",", "[", "]"))
+                + ",\"addresses\":"
+                + addresses.stream().map(address -> '"' + address + '"').collect(Collectors.joining(",", "[", "]"))
                 + "}";
     }
 }

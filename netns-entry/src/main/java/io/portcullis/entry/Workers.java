@@ -31,9 +31,16 @@ final class Workers {
     private final ThreadPoolExecutor pool;
 
     Workers() {
-        ThreadFactory threads = Thread.ofPlatform().name("copy-", 0).daemon(true).factory();
-        pool = new ThreadPoolExecutor(0, PLATFORM_THREADS, KEEP_IDLE.toMillis(), TimeUnit.MILLISECONDS,
-                new SynchronousQueue<>(), threads, (work, full) -> Thread.ofVirtual().start(work));
+        ThreadFactory threads =
+                Thread.ofPlatform().name("copy-", 0).daemon(true).factory();
+        pool = new ThreadPoolExecutor(
+                0,
+                PLATFORM_THREADS,
+                KEEP_IDLE.toMillis(),
+                TimeUnit.MILLISECONDS,
+                new SynchronousQueue<>(),
+                threads,
+                (work, full) -> Thread.ofVirtual().start(work));
     }
 
     /** Runs {@code work} on an idle thread, or a new one when none is idle. */

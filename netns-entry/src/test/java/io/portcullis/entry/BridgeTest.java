@@ -91,7 +91,14 @@ class BridgeTest {
     @Test
     void sendsThePreambleOfTheKindAndPortTheClientReached() throws Exception {
         List<Integer> ports = FreePorts.take(3);
-        start(TestRelay.ECHO, "--proxy-port", "" + ports.get(0), "--forward", "" + ports.get(1), "--door", "" + ports.get(2));
+        start(
+                TestRelay.ECHO,
+                "--proxy-port",
+                "" + ports.get(0),
+                "--forward",
+                "" + ports.get(1),
+                "--door",
+                "" + ports.get(2));
         List<Preamble> expected = List.of(
                 new Preamble(Preamble.Kind.PROXY, ports.get(0)),
                 new Preamble(Preamble.Kind.FORWARD, ports.get(1)),
@@ -109,14 +116,17 @@ class BridgeTest {
     @Test
     void passesTheClientsHalfCloseToTheRelayAndStillCarriesTheAnswer() throws Exception {
         int port = FreePorts.take(1).getFirst();
-        start(connection -> {
-            long received = 0;
-            ByteBuffer buffer = ByteBuffer.allocate(1024);
-            for (int n; (n = connection.read(buffer.clear())) >= 0; ) {
-                received += n;
-            }
-            connection.write(ByteBuffer.wrap(("got " + received).getBytes(StandardCharsets.US_ASCII)));
-        }, "--proxy-port", "" + port);
+        start(
+                connection -> {
+                    long received = 0;
+                    ByteBuffer buffer = ByteBuffer.allocate(1024);
+                    for (int n; (n = connection.read(buffer.clear())) >= 0; ) {
+                        received += n;
+                    }
+                    connection.write(ByteBuffer.wrap(("got " + received).getBytes(StandardCharsets.US_ASCII)));
+                },
+                "--proxy-port",
+                "" + port);
         try (Socket client = connect(Listeners.IPV4_LOOPBACK, port)) {
             assertEquals("got 5", new String(roundTrip(client, "hello"), StandardCharsets.US_ASCII));
         }
@@ -126,16 +136,19 @@ class BridgeTest {
     void passesTheRelaysHalfCloseToTheClientWhichMayStillSend() throws Exception {
         int port = FreePorts.take(1).getFirst();
         BlockingQueue<String> afterBanner = new LinkedBlockingQueue<>();
-        start(connection -> {
-            connection.write(ByteBuffer.wrap("banner".getBytes(StandardCharsets.US_ASCII)));
-            connection.shutdownOutput();
-            ByteArrayOutputStream rest = new ByteArrayOutputStream();
-            ByteBuffer buffer = ByteBuffer.allocate(1024);
-            while (connection.read(buffer.clear()) >= 0) {
-                rest.write(buffer.array(), 0, buffer.position());
-            }
-            afterBanner.add(rest.toString(StandardCharsets.US_ASCII));
-        }, "--proxy-port", "" + port);
+        start(
+                connection -> {
+                    connection.write(ByteBuffer.wrap("banner".getBytes(StandardCharsets.US_ASCII)));
+                    connection.shutdownOutput();
+                    ByteArrayOutputStream rest = new ByteArrayOutputStream();
+                    ByteBuffer buffer = ByteBuffer.allocate(1024);
+                    while (connection.read(buffer.clear()) >= 0) {
+                        rest.write(buffer.array(), 0, buffer.position());
+                    }
+                    afterBanner.add(rest.toString(StandardCharsets.US_ASCII));
+                },
+                "--proxy-port",
+                "" + port);
         try (Socket client = connect(Listeners.IPV4_LOOPBACK, port)) {
             assertEquals("banner", new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII));
             client.getOutputStream().write("after".getBytes(StandardCharsets.US_ASCII));
@@ -204,7 +217,13 @@ class BridgeTest {
             assertEquals("closed", outcome(port));
             assertTrue(System.nanoTime() - begin < TimeUnit.SECONDS.toNanos(1), "closed within a second");
         }
-        assertEquals(1, logBytes.toString(StandardCharsets.UTF_8).lines().filter(line -> line.contains("unreachable")).count(), logBytes::toString);
+        assertEquals(
+                1,
+                logBytes.toString(StandardCharsets.UTF_8)
+                        .lines()
+                        .filter(line -> line.contains("unreachable"))
+                        .count(),
+                logBytes::toString);
 
         relay = TestRelay.start(socket(), TestRelay.ECHO);
         try (Socket client = connect(Listeners.IPV4_LOOPBACK, port)) {
@@ -229,8 +248,10 @@ class BridgeTest {
     void waitsForARelayWhoseAcceptQueueIsFullInsteadOfClosing() throws Exception {
         int port = FreePorts.take(1).getFirst();
         relay = TestRelay.stalled(socket(), TestRelay.ECHO);
-        entry = Entry.start(((CommandLine.Run) CommandLine.parse("--relay", socket().toString(), "--proxy-port", "" + port))
-                .options(), log);
+        entry = Entry.start(
+                ((CommandLine.Run) CommandLine.parse("--relay", socket().toString(), "--proxy-port", "" + port))
+                        .options(),
+                log);
         try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<String>> answers = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
@@ -258,14 +279,18 @@ class BridgeTest {
         relay = TestRelay.stalled(socket(), TestRelay.ECHO);
         List<SocketChannel> queued = fillAcceptQueue(socket());
         try {
-            entry = Entry.start(((CommandLine.Run) CommandLine.parse("--relay", socket().toString(), "--proxy-port", "" + port))
-                    .options(), log);
+            entry = Entry.start(
+                    ((CommandLine.Run) CommandLine.parse("--relay", socket().toString(), "--proxy-port", "" + port))
+                            .options(),
+                    log);
             try (Socket client = connect(Listeners.IPV4_LOOPBACK, port)) {
                 client.setSoTimeout(10_000);
                 long begin = System.nanoTime();
                 assertEquals(-1, readOrEnd(client));
                 long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin);
-                assertTrue(waited >= Bridge.BUSY_RELAY_WAIT.toMillis() - 100 && waited < 5000, "closed after " + waited + " ms");
+                assertTrue(
+                        waited >= Bridge.BUSY_RELAY_WAIT.toMillis() - 100 && waited < 5000,
+                        "closed after " + waited + " ms");
             }
             assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("unreachable"), logBytes::toString);
         } finally {

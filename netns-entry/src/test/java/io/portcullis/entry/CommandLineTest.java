@@ -15,11 +15,13 @@ import org.junit.jupiter.params.provider.CsvSource;
 class CommandLineTest {
 
     private static EntryOptions options(String line) {
-        return assertInstanceOf(CommandLine.Run.class, CommandLine.parse(line.split(" "))).options();
+        return assertInstanceOf(CommandLine.Run.class, CommandLine.parse(line.split(" ")))
+                .options();
     }
 
     private static List<String> problems(String... args) {
-        return assertInstanceOf(CommandLine.Usage.class, CommandLine.parse(args)).problems();
+        return assertInstanceOf(CommandLine.Usage.class, CommandLine.parse(args))
+                .problems();
     }
 
     /** Endpoints as "kind port" words, in listening order. */
@@ -36,7 +38,9 @@ class CommandLineTest {
             --relay=s --proxy-port=5000 --forward=5000 --door=5001   | proxy 5002, forward 5000, door 5001
             """)
     void listensOn(String line, String endpoints) {
-        assertEquals(endpoints, options(line).endpoints().stream().map(Endpoint::toString).collect(Collectors.joining(", ")));
+        assertEquals(
+                endpoints,
+                options(line).endpoints().stream().map(Endpoint::toString).collect(Collectors.joining(", ")));
     }
 
     @Test
@@ -94,8 +98,7 @@ class CommandLineTest {
     @Test
     void refusesASocketPathTheKernelCannotHold() {
         String path = "/" + "d".repeat(CommandLine.MAX_SOCKET_PATH_BYTES);
-        assertEquals(
-                List.of("--relay: " + path + " (expected: at most 107 bytes)"), problems("--relay", path));
+        assertEquals(List.of("--relay: " + path + " (expected: at most 107 bytes)"), problems("--relay", path));
     }
 
     @ParameterizedTest(name = "{0} past {1} -> {2}")
@@ -106,7 +109,9 @@ class CommandLineTest {
             65535 | 65535             | 65536
             """)
     void movesTheProxyPortUpToTheNextFreeOne(int requested, String taken, int expected) {
-        Set<Integer> ports = Arrays.stream(taken.split(" ")).filter(s -> !s.isEmpty()).map(Integer::valueOf)
+        Set<Integer> ports = Arrays.stream(taken.split(" "))
+                .filter(s -> !s.isEmpty())
+                .map(Integer::valueOf)
                 .collect(Collectors.toSet());
         assertEquals(expected, EntryOptions.proxyPortPast(requested, ports));
     }

@@ -70,8 +70,8 @@ final class EntryProcess {
             command.addAll(List.of("unshare", "--net"));
         }
         String prelude = String.join("; ", shellPrelude);
-        String script = (freshNamespace && !loopbackDown ? "ip link set lo up || exit 99; " : "") + (prelude.isEmpty() ? "" : prelude + "; ")
-                + "exec \"$@\"";
+        String script = (freshNamespace && !loopbackDown ? "ip link set lo up || exit 99; " : "")
+                + (prelude.isEmpty() ? "" : prelude + "; ") + "exec \"$@\"";
         command.addAll(List.of("/bin/sh", "-c", script, "sh"));
         command.addAll(javaCommand());
         command.addAll(List.of(args));
@@ -115,8 +115,20 @@ final class EntryProcess {
     private static List<String> javaCommand() {
         String java = ProcessHandle.current().info().command().orElseThrow();
         try {
-            String classes = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-            return List.of(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xmx32m", "-cp", classes,
+            String classes = Path.of(Main.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
+            return List.of(
+                    java,
+                    "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1",
+                    "-Xshare:auto",
+                    "-Xmx32m",
+                    "-cp",
+                    classes,
                     Main.class.getName());
         } catch (URISyntaxException e) {
             throw new AssertionError(e);

@@ -65,17 +65,19 @@ class EntryProcessTest {
                 "--relay", socket(), "--forward", "39080", "--forward", "5000", "--door", "39081", "--", "true");
         assertEquals(0, result.status(), result.stderr());
         assertEquals(
-                List.of("{\"proxyPort\":39082,\"forwards\":[39080,5000],\"door\":39081,\"addresses\":" + addresses() + "}"),
+                List.of("{\"proxyPort\":39082,\"forwards\":[39080,5000],\"door\":39081,\"addresses\":" + addresses()
+                        + "}"),
                 result.stdoutLines());
     }
 
     @Test
     void writesTheReadinessLineToTheGivenDescriptorInstead() throws Exception {
         Path ready = dir.resolve("ready");
-        EntryProcess.Result result = entry.before("exec 7>'" + ready + "'").run("--relay", socket(), "--ready-fd", "7",
-                "--", "echo", "from the command");
+        EntryProcess.Result result = entry.before("exec 7>'" + ready + "'")
+                .run("--relay", socket(), "--ready-fd", "7", "--", "echo", "from the command");
         assertEquals(0, result.status(), result.stderr());
-        assertEquals("{\"proxyPort\":39080,\"forwards\":[],\"door\":null,\"addresses\":" + addresses() + "}\n",
+        assertEquals(
+                "{\"proxyPort\":39080,\"forwards\":[],\"door\":null,\"addresses\":" + addresses() + "}\n",
                 Files.readString(ready));
         assertEquals(List.of("from the command"), result.stdoutLines());
     }
@@ -84,7 +86,8 @@ class EntryProcessTest {
     void refusesAReadyFdThatIsNotOpen() throws Exception {
         EntryProcess.Result result = entry.run("--relay", socket(), "--ready-fd", "9", "--", "true");
         assertEquals(Main.USAGE, result.status());
-        assertTrue(result.stderr().contains("--ready-fd: 9 (expected: a descriptor open for writing)"), result.stderr());
+        assertTrue(
+                result.stderr().contains("--ready-fd: 9 (expected: a descriptor open for writing)"), result.stderr());
         assertEquals("", result.stdout());
     }
 
@@ -92,7 +95,8 @@ class EntryProcessTest {
     void givesTheCommandTheProxyVariables() throws Exception {
         EntryProcess.Result result = entry.run("--relay", socket(), "--forward", "39080", "--", "env");
         assertEquals(0, result.status(), result.stderr());
-        Set<String> proxyLines = new TreeSet<>(result.stdoutLines().stream().filter(line -> line.matches("(?i)\\w*_proxy=.*"))
+        Set<String> proxyLines = new TreeSet<>(result.stdoutLines().stream()
+                .filter(line -> line.matches("(?i)\\w*_proxy=.*"))
                 .toList());
         assertEquals(
                 new TreeSet<>(List.of(
@@ -130,14 +134,20 @@ class EntryProcessTest {
             kill -TERM $$       | 143
             """)
     void exitsWithTheCommandsStatus(String script, int status) throws Exception {
-        assertEquals(status, entry.run("--relay", socket(), "--", "sh", "-c", script).status());
+        assertEquals(
+                status, entry.run("--relay", socket(), "--", "sh", "-c", script).status());
     }
 
     @Test
     void exitsLikeAShellWhenTheCommandCannotRun() throws Exception {
         Path notExecutable = Files.writeString(dir.resolve("script"), "#!/bin/sh\n");
-        assertEquals(Child.NOT_FOUND, entry.run("--relay", socket(), "--", dir.resolve("missing").toString()).status());
-        assertEquals(Child.CANNOT_EXECUTE, entry.run("--relay", socket(), "--", notExecutable.toString()).status());
+        assertEquals(
+                Child.NOT_FOUND,
+                entry.run("--relay", socket(), "--", dir.resolve("missing").toString())
+                        .status());
+        assertEquals(
+                Child.CANNOT_EXECUTE,
+                entry.run("--relay", socket(), "--", notExecutable.toString()).status());
     }
 
     @Test
@@ -145,19 +155,30 @@ class EntryProcessTest {
         relay.close();
         relay = TestRelay.start(dir.resolve("relay.sock"), connection -> {
             ByteBuffer head = ByteBuffer.allocate(8192);
-            while (connection.read(head) >= 0 && !new String(head.array(), 0, head.position(), StandardCharsets.US_ASCII)
-                    .contains("\r\n\r\n")) {
+            while (connection.read(head) >= 0
+                    && !new String(head.array(), 0, head.position(), StandardCharsets.US_ASCII).contains("\r\n\r\n")) {
                 // the request head may arrive in pieces
             }
             String request = new String(head.array(), 0, head.position(), StandardCharsets.US_ASCII);
             String body = request.lines().findFirst().orElse("") + "\n";
-            connection.write(ByteBuffer.wrap(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length()
-                    + "\r\nConnection: close\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII)));
+            connection.write(ByteBuffer.wrap(
+                    ("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body)
+                            .getBytes(StandardCharsets.US_ASCII)));
         });
-        EntryProcess.Result result = entry.run("--relay", socket(), "--forward", "39080", "--",
-                "curl", "-sS", "--max-time", "10", "http://origin.test/hello");
+        EntryProcess.Result result = entry.run(
+                "--relay",
+                socket(),
+                "--forward",
+                "39080",
+                "--",
+                "curl",
+                "-sS",
+                "--max-time",
+                "10",
+                "http://origin.test/hello");
         assertEquals(0, result.status(), result.stderr());
-        assertEquals("GET http://origin.test/hello HTTP/1.1", result.stdoutLines().getLast(), result.stdout());
+        assertEquals(
+                "GET http://origin.test/hello HTTP/1.1", result.stdoutLines().getLast(), result.stdout());
         assertEquals(new Preamble(Preamble.Kind.PROXY, 39081), relay.nextPreamble());
     }
 
@@ -167,11 +188,23 @@ class EntryProcessTest {
         Path marker = dir.resolve("started");
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress(Listeners.IPV4_LOOPBACK, ports.get(1)));
-            EntryProcess.Result result = EntryProcess.in(dir).run("--relay", socket(), "--proxy-port", "" + ports.get(0),
-                    "--forward", "" + ports.get(1), "--", "touch", marker.toString());
+            EntryProcess.Result result = EntryProcess.in(dir)
+                    .run(
+                            "--relay",
+                            socket(),
+                            "--proxy-port",
+                            "" + ports.get(0),
+                            "--forward",
+                            "" + ports.get(1),
+                            "--",
+                            "touch",
+                            marker.toString());
             assertEquals(Main.ENTRY_FAILED, result.status());
-            assertTrue(result.stderr().contains("cannot listen on 127.0.0.1:" + ports.get(1) + " (forward " + ports.get(1)
-                    + "): "), result.stderr());
+            assertTrue(
+                    result.stderr()
+                            .contains(
+                                    "cannot listen on 127.0.0.1:" + ports.get(1) + " (forward " + ports.get(1) + "): "),
+                    result.stderr());
             assertTrue(result.stderr().contains("started nothing"), result.stderr());
             assertEquals("", result.stdout());
             assertFalse(Files.exists(marker), "the command ran");
@@ -180,10 +213,14 @@ class EntryProcessTest {
 
     @Test
     void refusesToStartWhileLoopbackIsDown() throws Exception {
-        EntryProcess.Result result = EntryProcess.in(dir).freshNamespaceLoopbackDown().run("--relay", socket(), "--", "true");
+        EntryProcess.Result result =
+                EntryProcess.in(dir).freshNamespaceLoopbackDown().run("--relay", socket(), "--", "true");
         assertEquals(Main.ENTRY_FAILED, result.status());
-        assertTrue(result.stderr().contains(
-                "loopback is down in this namespace (expected: up, e.g. ip link set lo up); started nothing"), result.stderr());
+        assertTrue(
+                result.stderr()
+                        .contains(
+                                "loopback is down in this namespace (expected: up, e.g. ip link set lo up); started nothing"),
+                result.stderr());
         assertEquals("", result.stdout());
     }
 
@@ -202,7 +239,12 @@ class EntryProcessTest {
 
     @Test
     void passesSigtermOnToTheCommand() throws Exception {
-        Process process = entry.start("--relay", socket(), "--", "sh", "-c",
+        Process process = entry.start(
+                "--relay",
+                socket(),
+                "--",
+                "sh",
+                "-c",
                 "trap 'echo stopped; exit 0' TERM; while :; do sleep 0.05; done");
         entry.awaitReady();
         Thread.sleep(200);

@@ -24,6 +24,7 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
     private final OwnerJudge judge;
     /** Null for a zero window: every connection asks again. */
     private final AsyncLoadingCache<OwnerQuery, OwnerAnswer> cache;
+
     private final AutoCloseable resources;
     private final Duration deadline;
     private volatile boolean closed;
@@ -40,12 +41,14 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
             return t;
         });
         this.judge = judge;
-        this.cache = window.isZero() ? null : Caffeine.newBuilder()
-                .executor(this::upkeep)
-                .ticker(ticker)
-                .expireAfterWrite(window)
-                .maximumSize(MAX_ANSWERS)
-                .buildAsync(judge::answer);
+        this.cache = window.isZero()
+                ? null
+                : Caffeine.newBuilder()
+                        .executor(this::upkeep)
+                        .ticker(ticker)
+                        .expireAfterWrite(window)
+                        .maximumSize(MAX_ANSWERS)
+                        .buildAsync(judge::answer);
         this.resources = resources;
         this.deadline = deadline;
     }

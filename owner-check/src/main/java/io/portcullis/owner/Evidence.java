@@ -9,9 +9,12 @@ final class Evidence {
     private Evidence() {}
 
     static OwnerEvidence.Listener listener(TcpListener l) {
-        String address = l.mapped() ? "::ffff:" + l.address().getHostAddress() : l.address().getHostAddress();
+        String address = l.mapped()
+                ? "::ffff:" + l.address().getHostAddress()
+                : l.address().getHostAddress();
         String family = l.family() == TcpListener.Family.INET ? "inet" : "inet6";
-        return new OwnerEvidence.Listener(family, address, l.port(), l.uid(), l.inode(), l.v6Only(), Devices.name(l.ifindex()));
+        return new OwnerEvidence.Listener(
+                family, address, l.port(), l.uid(), l.inode(), l.v6Only(), Devices.name(l.ifindex()));
     }
 
     static OwnerEvidence.Process process(ProcessInfo p, long inode) {

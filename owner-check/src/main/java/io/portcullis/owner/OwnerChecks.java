@@ -25,9 +25,12 @@ public final class OwnerChecks {
      */
     public static ManagedOwnerCheck system(OwnerConfig config, WallProcesses wall) {
         DockerApiView docker = new DockerApiView(config.dockerEndpoint(), RELIST_EVERY);
-        Sources sources = new Sources(ListenerSource.system(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM),
-                docker, Devices.loopbackIndex());
-        return new CachedOwnerCheck(new OwnerJudge(config, wall, sources), config.cacheWindow(), DEADLINE, Ticker.systemTicker(),
-                docker);
+        Sources sources = new Sources(
+                ListenerSource.system(ProcRoot.SYSTEM),
+                ProcessSource.system(ProcRoot.SYSTEM),
+                docker,
+                Devices.loopbackIndex());
+        return new CachedOwnerCheck(
+                new OwnerJudge(config, wall, sources), config.cacheWindow(), DEADLINE, Ticker.systemTicker(), docker);
     }
 }

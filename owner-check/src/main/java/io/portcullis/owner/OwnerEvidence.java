@@ -17,7 +17,8 @@ public record OwnerEvidence(List<Listener> listeners, List<Process> processes, C
     }
 
     /** A LISTEN socket: family, bound address, port, uid, inode, V6ONLY, bound device (empty: none). */
-    public record Listener(String family, String address, int port, int uid, long inode, boolean v6Only, String device) {}
+    public record Listener(
+            String family, String address, int port, int uid, long inode, boolean v6Only, String device) {}
 
     /** A process holding a listener's inode. */
     public record Process(long pid, int uid, List<String> argv, String cwd, String exe, long inode) {

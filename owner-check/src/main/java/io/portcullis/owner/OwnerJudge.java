@@ -55,7 +55,8 @@ final class OwnerJudge {
                 Optional<ContainerInfo> own = ownerOf(target);
                 if (own.isPresent()) {
                     seen.container = own.get();
-                    return rules.container(query, own.get()).map(r -> deny(r, seen))
+                    return rules.container(query, own.get())
+                            .map(r -> deny(r, seen))
                             .orElseGet(() -> OwnerAnswer.allow(allowedBecause(query, seen), seen.evidence()));
                 }
             } catch (DockerDownException e) {
@@ -68,8 +69,16 @@ final class OwnerJudge {
         seen.listeners = listeners;
         if (listeners.isEmpty()) {
             return dockerDown
-                    ? deny(new Refusal(OwnerCode.DOCKER_DOWN, "nothing listens, and Docker cannot say whether a container has the address"), seen)
-                    : deny(new Refusal(OwnerCode.NONE, "nothing listens on " + target.getHostAddress() + " port " + query.port()), seen);
+                    ? deny(
+                            new Refusal(
+                                    OwnerCode.DOCKER_DOWN,
+                                    "nothing listens, and Docker cannot say whether a container has the address"),
+                            seen)
+                    : deny(
+                            new Refusal(
+                                    OwnerCode.NONE,
+                                    "nothing listens on " + target.getHostAddress() + " port " + query.port()),
+                            seen);
         }
         for (TcpListener listener : listeners) {
             Optional<Refusal> refusal = listener(query, listener, seen);
@@ -91,7 +100,9 @@ final class OwnerJudge {
     private Optional<Refusal> listener(OwnerQuery query, TcpListener listener, Seen seen) throws Exception {
         if (isGatewayUser(listener)) {
             if (seen.holders == null) {
-                Set<Long> inodes = seen.listeners.stream().filter(this::isGatewayUser).map(TcpListener::inode)
+                Set<Long> inodes = seen.listeners.stream()
+                        .filter(this::isGatewayUser)
+                        .map(TcpListener::inode)
                         .collect(Collectors.toSet());
                 seen.holders = sources.processes().holding(inodes, config.gatewayUid());
             }
@@ -147,11 +158,14 @@ final class OwnerJudge {
         List<TcpListener> listeners = List.of();
         /** Every gateway-user listener's holders, from one scan; null until needed. */
         Map<Long, List<ProcessInfo>> holders;
+
         final List<OwnerEvidence.Process> processes = new ArrayList<>();
         ContainerInfo container;
 
         OwnerEvidence evidence() {
-            return new OwnerEvidence(listeners.stream().map(Evidence::listener).toList(), processes,
+            return new OwnerEvidence(
+                    listeners.stream().map(Evidence::listener).toList(),
+                    processes,
                     container == null ? null : Evidence.container(container));
         }
     }

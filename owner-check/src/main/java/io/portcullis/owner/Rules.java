@@ -27,8 +27,11 @@ final class Rules {
     Rules(OwnerConfig config, WallProcesses wall) {
         this.config = config;
         this.wall = wall;
-        this.roots = config.roots().stream().map(p -> p.toAbsolutePath().normalize()).toList();
-        this.bundleDirs = config.bundleDirs().stream().map(p -> p.toAbsolutePath().normalize()).toList();
+        this.roots =
+                config.roots().stream().map(p -> p.toAbsolutePath().normalize()).toList();
+        this.bundleDirs = config.bundleDirs().stream()
+                .map(p -> p.toAbsolutePath().normalize())
+                .toList();
     }
 
     Optional<Refusal> gatewayUser(Source source, List<ProcessInfo> holders) {
@@ -43,14 +46,16 @@ final class Rules {
             }
         }
         for (ProcessInfo p : holders) {
-            if (wall.contains(p.pid()) || Path.of(p.exe()).getFileName().toString().equals(BUBBLEWRAP)) {
+            if (wall.contains(p.pid())
+                    || Path.of(p.exe()).getFileName().toString().equals(BUBBLEWRAP)) {
                 return refuse(OwnerCode.WALL, "process " + p.pid() + " is part of the wall");
             }
         }
         for (ProcessInfo p : holders) {
             Optional<String> under = checkout(p);
             if (under.isPresent()) {
-                return refuse(OwnerCode.CHECKOUT, "process " + p.pid() + " runs from the gateway's root: " + under.get());
+                return refuse(
+                        OwnerCode.CHECKOUT, "process " + p.pid() + " runs from the gateway's root: " + under.get());
             }
         }
         if (source == Source.DEFAULT) {
@@ -93,12 +98,15 @@ final class Rules {
         if (dir == null || dir.getParent() == null) {
             return Optional.empty();
         }
-        return bundleDirs.contains(dir.getParent()) ? Optional.of(dir.getFileName().toString()) : Optional.empty();
+        return bundleDirs.contains(dir.getParent())
+                ? Optional.of(dir.getFileName().toString())
+                : Optional.empty();
     }
 
     private static boolean matches(OwnerConfig.Signature s, ProcessInfo p) {
         return (s.exe() != null && s.exe().matcher(p.exe()).matches())
-                || (s.argv() != null && p.argv().stream().anyMatch(a -> s.argv().matcher(a).matches()));
+                || (s.argv() != null
+                        && p.argv().stream().anyMatch(a -> s.argv().matcher(a).matches()));
     }
 
     /** An argv element (or the value of an {@code option=value} element), the cwd or the exe under a root. */

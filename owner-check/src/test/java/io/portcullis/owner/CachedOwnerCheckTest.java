@@ -36,7 +36,8 @@ class CachedOwnerCheckTest {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final Duration SHORT_DEADLINE = Duration.ofMillis(500);
     private static final InetAddress LOOPBACK = OwnerCheckTest.LOOPBACK;
-    private static final OwnerConfig CONFIG = OwnerCheckTest.config(Path.of("/nonexistent-root"), Path.of("/nonexistent.sock"));
+    private static final OwnerConfig CONFIG =
+            OwnerCheckTest.config(Path.of("/nonexistent-root"), Path.of("/nonexistent.sock"));
     private static final DockerView NO_DOCKER = fresh -> {
         throw new DockerDownException("docker: not in this test", null);
     };
@@ -52,9 +53,11 @@ class CachedOwnerCheckTest {
         return check(listeners, processes, window, DEADLINE);
     }
 
-    private ManagedOwnerCheck check(ListenerSource listeners, ProcessSource processes, Duration window, Duration deadline) {
+    private ManagedOwnerCheck check(
+            ListenerSource listeners, ProcessSource processes, Duration window, Duration deadline) {
         Sources sources = new Sources(listeners, processes, NO_DOCKER, 1);
-        return new CachedOwnerCheck(new OwnerJudge(CONFIG, new WallProcesses(), sources), window, deadline, ticker, () -> {});
+        return new CachedOwnerCheck(
+                new OwnerJudge(CONFIG, new WallProcesses(), sources), window, deadline, ticker, () -> {});
     }
 
     private ManagedOwnerCheck system() {
@@ -90,15 +93,23 @@ class CachedOwnerCheckTest {
         Path folder = PythonListener.openFolder("owner-cache");
         try (ManagedOwnerCheck check = system()) {
             int port;
-            try (PythonListener addon = PythonListener.v4("127.0.0.1").uid(OwnerCheckTest.GATEWAY_UID).cwd(folder).start()) {
+            try (PythonListener addon = PythonListener.v4("127.0.0.1")
+                    .uid(OwnerCheckTest.GATEWAY_UID)
+                    .cwd(folder)
+                    .start()) {
                 port = addon.port();
                 assertTrue(check.check(query(Source.OWNER, port)).join().allowed());
             }
-            try (PythonListener other = PythonListener.v4("127.0.0.1").port(port).uid(OwnerCheckTest.OTHER_UID).start()) {
+            try (PythonListener other = PythonListener.v4("127.0.0.1")
+                    .port(port)
+                    .uid(OwnerCheckTest.OTHER_UID)
+                    .start()) {
                 assertEquals(port, other.port());
                 assertTrue(check.check(query(Source.OWNER, port)).join().allowed(), "within the window");
                 nanos.addAndGet(WINDOW.toNanos() + 1);
-                assertEquals(OwnerCode.OTHER_USER, check.check(query(Source.OWNER, port)).join().code());
+                assertEquals(
+                        OwnerCode.OTHER_USER,
+                        check.check(query(Source.OWNER, port)).join().code());
             }
         }
     }
@@ -106,14 +117,24 @@ class CachedOwnerCheckTest {
     @Test
     void theProcFallbackFindsTheSameOwner() {
         Path folder = PythonListener.openFolder("owner-fallback");
-        try (ManagedOwnerCheck check = check(ListenerSource.procNet(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM));
-                PythonListener addon = PythonListener.v6("::").uid(OwnerCheckTest.GATEWAY_UID).cwd(folder).start();
-                PythonListener other = PythonListener.v4("127.0.0.1").uid(OwnerCheckTest.OTHER_UID).start()) {
+        try (ManagedOwnerCheck check =
+                        check(ListenerSource.procNet(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM));
+                PythonListener addon = PythonListener.v6("::")
+                        .uid(OwnerCheckTest.GATEWAY_UID)
+                        .cwd(folder)
+                        .start();
+                PythonListener other = PythonListener.v4("127.0.0.1")
+                        .uid(OwnerCheckTest.OTHER_UID)
+                        .start()) {
             OwnerAnswer allowed = check.check(query(Source.OWNER, addon.port())).join();
             assertTrue(allowed.allowed(), allowed::toString);
             assertEquals(addon.pid(), allowed.evidence().processes().getFirst().pid());
-            assertEquals(OwnerCode.DEFAULT_USER, check.check(query(Source.DEFAULT, addon.port())).join().code());
-            assertEquals(OwnerCode.OTHER_USER, check.check(query(Source.OWNER, other.port())).join().code());
+            assertEquals(
+                    OwnerCode.DEFAULT_USER,
+                    check.check(query(Source.DEFAULT, addon.port())).join().code());
+            assertEquals(
+                    OwnerCode.OTHER_USER,
+                    check.check(query(Source.OWNER, other.port())).join().code());
         }
     }
 
@@ -137,7 +158,9 @@ class CachedOwnerCheckTest {
         ListenerSource counting = counting(asked);
         try (ManagedOwnerCheck check = check(counting, (inodes, uid) -> Map.of(), Duration.ZERO)) {
             for (int i = 0; i < 3; i++) {
-                assertEquals(OwnerCode.NONE, check.check(query(Source.OWNER, 80)).join().code());
+                assertEquals(
+                        OwnerCode.NONE,
+                        check.check(query(Source.OWNER, 80)).join().code());
             }
             assertEquals(3, asked.get());
         }
@@ -171,9 +194,11 @@ class CachedOwnerCheckTest {
 
     @Test
     void aKernelFailureIsARefusal() {
-        try (ManagedOwnerCheck check = check(port -> {
-            throw new IOException("sock_diag: errno 13");
-        }, (inodes, uid) -> Map.of())) {
+        try (ManagedOwnerCheck check = check(
+                port -> {
+                    throw new IOException("sock_diag: errno 13");
+                },
+                (inodes, uid) -> Map.of())) {
             OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
             assertEquals(OwnerCode.ERROR, answer.code());
             assertTrue(answer.detail().contains("errno 13"), answer.detail());
@@ -182,17 +207,20 @@ class CachedOwnerCheckTest {
 
     @Test
     void aBugIsARefusal() {
-        try (ManagedOwnerCheck check = check(port -> {
-            throw new IllegalStateException("bug");
-        }, (inodes, uid) -> Map.of())) {
-            assertEquals(OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
+        try (ManagedOwnerCheck check = check(
+                port -> {
+                    throw new IllegalStateException("bug");
+                },
+                (inodes, uid) -> Map.of())) {
+            assertEquals(
+                    OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
         }
     }
 
     @Test
     void aProcessGoneMidScanIsARefusal() {
-        ListenerSource one = port -> List.of(new TcpListener(TcpListener.Family.INET, LOOPBACK, false, port,
-                OwnerCheckTest.GATEWAY_UID, 42, false, 0));
+        ListenerSource one = port -> List.of(new TcpListener(
+                TcpListener.Family.INET, LOOPBACK, false, port, OwnerCheckTest.GATEWAY_UID, 42, false, 0));
         try (ManagedOwnerCheck check = check(one, (inodes, uid) -> {
             throw new IOException("process 7 went away mid-scan");
         })) {
@@ -206,7 +234,8 @@ class CachedOwnerCheckTest {
     void aClosedCheckRefuses() {
         ManagedOwnerCheck check = check(port -> List.of(), (inodes, uid) -> Map.of());
         check.close();
-        assertEquals(OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
+        assertEquals(
+                OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
     }
 
     /** Regression: Caffeine's upkeep after the last answer was refused by the closed executor and logged. */
@@ -230,12 +259,16 @@ class CachedOwnerCheckTest {
         try {
             for (int i = 0; i < 50; i++) {
                 ManagedOwnerCheck check = check(port -> List.of(), (inodes, uid) -> Map.of());
-                assertEquals(OwnerCode.NONE, check.check(query(Source.OWNER, 80)).join().code());
+                assertEquals(
+                        OwnerCode.NONE,
+                        check.check(query(Source.OWNER, 80)).join().code());
                 check.close();
             }
         } finally {
             caffeine.removeHandler(capture);
         }
-        assertEquals(List.of(), warnings.stream().map(r -> r.getMessage() + " " + r.getThrown()).toList());
+        assertEquals(
+                List.of(),
+                warnings.stream().map(r -> r.getMessage() + " " + r.getThrown()).toList());
     }
 }

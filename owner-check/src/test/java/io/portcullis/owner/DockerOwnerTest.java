@@ -38,13 +38,33 @@ class DockerOwnerTest {
                 "other-addon", DOCKER.start(Map.of(ContainerInfo.PROJECT, "notes"), true),
                 "unknown", DOCKER.start(Map.of(ContainerInfo.PROJECT, "mystery"), true),
                 "unlabelled", DOCKER.start(Map.of(), true),
-                "bundle-installed", DOCKER.start(Map.of(ContainerInfo.PROJECT, "bundle-x",
-                        ContainerInfo.WORKING_DIR, BUNDLES.resolve("studio").toString()), true),
-                "bundle-not-installed", DOCKER.start(Map.of(ContainerInfo.PROJECT, "studio",
-                        ContainerInfo.WORKING_DIR, BUNDLES.resolve("ghost").toString()), true),
+                "bundle-installed",
+                        DOCKER.start(
+                                Map.of(
+                                        ContainerInfo.PROJECT,
+                                        "bundle-x",
+                                        ContainerInfo.WORKING_DIR,
+                                        BUNDLES.resolve("studio").toString()),
+                                true),
+                "bundle-not-installed",
+                        DOCKER.start(
+                                Map.of(
+                                        ContainerInfo.PROJECT,
+                                        "studio",
+                                        ContainerInfo.WORKING_DIR,
+                                        BUNDLES.resolve("ghost").toString()),
+                                true),
                 "exception", DOCKER.start(Map.of(ContainerInfo.PROJECT, "shared-db"), true));
-        OwnerConfig config = new OwnerConfig(OwnerCheckTest.GATEWAY_UID, 0, List.of(), List.of(), Set.of("studio", "notes"),
-                List.of(BUNDLES), Map.of("studio", Set.of("shared-db")), DockerWorld.ENDPOINT, Duration.ZERO);
+        OwnerConfig config = new OwnerConfig(
+                OwnerCheckTest.GATEWAY_UID,
+                0,
+                List.of(),
+                List.of(),
+                Set.of("studio", "notes"),
+                List.of(BUNDLES),
+                Map.of("studio", Set.of("shared-db")),
+                DockerWorld.ENDPOINT,
+                Duration.ZERO);
         check = OwnerChecks.system(config, new WallProcesses());
     }
 
@@ -94,13 +114,17 @@ class DockerOwnerTest {
     @Test
     void anOwnAddressThatNoContainerHasAndNothingListensOn() throws IOException {
         InetAddress own = OwnerCheckTest.ownNonLoopbackAddress();
-        assertEquals(OwnerCode.NONE, ask(Source.OWNER, own, OwnerCheckTest.freePort()).code());
+        assertEquals(
+                OwnerCode.NONE,
+                ask(Source.OWNER, own, OwnerCheckTest.freePort()).code());
     }
 
     @Test
     void aRootListenerThatNoContainerPublishes() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, LOOPBACK)) {
-            assertEquals(OwnerCode.ROOT, ask(Source.OWNER, LOOPBACK, s.getLocalPort()).code());
+            assertEquals(
+                    OwnerCode.ROOT,
+                    ask(Source.OWNER, LOOPBACK, s.getLocalPort()).code());
         }
     }
 

@@ -52,9 +52,16 @@ class OwnerCheckTest {
     }
 
     static OwnerConfig config(Path root, Path dockerSocket) {
-        return new OwnerConfig(GATEWAY_UID, 18789, List.of(root),
+        return new OwnerConfig(
+                GATEWAY_UID,
+                18789,
+                List.of(root),
                 List.of(new OwnerConfig.Signature("test-gateway", Pattern.compile(Pattern.quote(SIGNATURE)), null)),
-                Set.of("studio"), List.of(), Map.of(), "unix://" + dockerSocket, java.time.Duration.ZERO);
+                Set.of("studio"),
+                List.of(),
+                Map.of(),
+                "unix://" + dockerSocket,
+                java.time.Duration.ZERO);
     }
 
     private static OwnerAnswer ask(Source source, InetAddress address, int port) {
@@ -73,16 +80,21 @@ class OwnerCheckTest {
 
     /** An IPv4 address of one of this host's non-loopback devices. */
     static InetAddress ownNonLoopbackAddress() throws SocketException {
-        InetAddress own = NetworkInterface.networkInterfaces().filter(i -> !i.getName().equals("lo"))
-                .flatMap(NetworkInterface::inetAddresses).filter(a -> a instanceof java.net.Inet4Address)
-                .findFirst().orElse(null);
+        InetAddress own = NetworkInterface.networkInterfaces()
+                .filter(i -> !i.getName().equals("lo"))
+                .flatMap(NetworkInterface::inetAddresses)
+                .filter(a -> a instanceof java.net.Inet4Address)
+                .findFirst()
+                .orElse(null);
         org.junit.jupiter.api.Assumptions.assumeTrue(own != null, "no IPv4 address besides loopback");
         return own;
     }
 
     @Test
     void nothingListeningOnAnOwnAddressWithDockerDownIsDockerDown() throws IOException {
-        assertEquals(OwnerCode.DOCKER_DOWN, ask(Source.OWNER, ownNonLoopbackAddress(), freePort()).code());
+        assertEquals(
+                OwnerCode.DOCKER_DOWN,
+                ask(Source.OWNER, ownNonLoopbackAddress(), freePort()).code());
     }
 
     @Test
@@ -94,7 +106,8 @@ class OwnerCheckTest {
 
     @Test
     void theGatewayUsersOwnServiceIsAllowedForAnOwnerEntryOnly() {
-        try (PythonListener l = PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere).start()) {
+        try (PythonListener l =
+                PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere).start()) {
             OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, l.port());
             assertTrue(answer.allowed(), answer::toString);
             OwnerEvidence.Process p = answer.evidence().processes().getFirst();
@@ -107,29 +120,38 @@ class OwnerCheckTest {
 
     @Test
     void aProcessRunFromTheCheckoutIsRefused() {
-        try (PythonListener l = PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(checkout).start()) {
+        try (PythonListener l =
+                PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(checkout).start()) {
             assertEquals(OwnerCode.CHECKOUT, code(Source.OWNER, l.port()));
         }
     }
 
     @Test
     void anArgvElementUnderTheCheckoutIsRefused() {
-        try (PythonListener l = PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere)
-                .arg("--config=" + checkout.resolve("gateway.json")).start()) {
+        try (PythonListener l = PythonListener.v4("127.0.0.1")
+                .uid(GATEWAY_UID)
+                .cwd(elsewhere)
+                .arg("--config=" + checkout.resolve("gateway.json"))
+                .start()) {
             assertEquals(OwnerCode.CHECKOUT, code(Source.OWNER, l.port()));
         }
     }
 
     @Test
     void aGatewaySignatureIsRefusedFromAnyFolder() {
-        try (PythonListener l = PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere).arg(SIGNATURE).start()) {
+        try (PythonListener l = PythonListener.v4("127.0.0.1")
+                .uid(GATEWAY_UID)
+                .cwd(elsewhere)
+                .arg(SIGNATURE)
+                .start()) {
             assertEquals(OwnerCode.GATEWAY, code(Source.OWNER, l.port()));
         }
     }
 
     @Test
     void aWallProcessIsRefused() {
-        try (PythonListener l = PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere).start()) {
+        try (PythonListener l =
+                PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere).start()) {
             wall.add(l.pid());
             try {
                 assertEquals(OwnerCode.WALL, code(Source.OWNER, l.port()));
@@ -141,7 +163,8 @@ class OwnerCheckTest {
 
     @Test
     void anotherUsersSocketIsRefused() {
-        try (PythonListener l = PythonListener.v4("127.0.0.1").uid(OTHER_UID).cwd(elsewhere).start()) {
+        try (PythonListener l =
+                PythonListener.v4("127.0.0.1").uid(OTHER_UID).cwd(elsewhere).start()) {
             OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, l.port());
             assertEquals(OwnerCode.OTHER_USER, answer.code());
             assertEquals(List.of(), answer.evidence().processes());
@@ -157,9 +180,17 @@ class OwnerCheckTest {
 
     @Test
     void aReusePortPairIsRefusedWhenEitherProcessIs() {
-        try (PythonListener addon = PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere).reusePort().start();
-                PythonListener gateway = PythonListener.v4("127.0.0.1").port(addon.port()).uid(GATEWAY_UID).cwd(checkout)
-                        .reusePort().start()) {
+        try (PythonListener addon = PythonListener.v4("127.0.0.1")
+                        .uid(GATEWAY_UID)
+                        .cwd(elsewhere)
+                        .reusePort()
+                        .start();
+                PythonListener gateway = PythonListener.v4("127.0.0.1")
+                        .port(addon.port())
+                        .uid(GATEWAY_UID)
+                        .cwd(checkout)
+                        .reusePort()
+                        .start()) {
             OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, gateway.port());
             assertEquals(OwnerCode.CHECKOUT, answer.code());
             assertEquals(2, answer.evidence().listeners().size());
@@ -200,10 +231,18 @@ class OwnerCheckTest {
 
     @Test
     void aListenerBoundToAnotherDeviceDoesNotAnswer() throws SocketException {
-        String device = NetworkInterface.networkInterfaces().filter(OwnerCheckTest::up)
-                .filter(i -> !i.getName().equals("lo")).map(NetworkInterface::getName).findFirst().orElse(null);
+        String device = NetworkInterface.networkInterfaces()
+                .filter(OwnerCheckTest::up)
+                .filter(i -> !i.getName().equals("lo"))
+                .map(NetworkInterface::getName)
+                .findFirst()
+                .orElse(null);
         org.junit.jupiter.api.Assumptions.assumeTrue(device != null, "no network device besides lo");
-        try (PythonListener l = PythonListener.v4("0.0.0.0").device(device).uid(GATEWAY_UID).cwd(elsewhere).start()) {
+        try (PythonListener l = PythonListener.v4("0.0.0.0")
+                .device(device)
+                .uid(GATEWAY_UID)
+                .cwd(elsewhere)
+                .start()) {
             OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, l.port());
             assertEquals(OwnerCode.NONE, answer.code(), answer::toString);
         }

@@ -20,11 +20,18 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The R31 and R32 rules as tables, without a kernel or Docker. */
 class RulesTest {
     private static final long WALL_PID = 99;
-    private static final OwnerConfig CONFIG = new OwnerConfig(4100, 18789, List.of(Path.of("/opt/gw/checkout")),
-            List.of(new OwnerConfig.Signature("gateway", Pattern.compile(".*/gateway\\.mjs"), null),
+    private static final OwnerConfig CONFIG = new OwnerConfig(
+            4100,
+            18789,
+            List.of(Path.of("/opt/gw/checkout")),
+            List.of(
+                    new OwnerConfig.Signature("gateway", Pattern.compile(".*/gateway\\.mjs"), null),
                     new OwnerConfig.Signature("satellite", null, Pattern.compile("/opt/satellite/bin/.*"))),
-            Set.of("studio", "notes"), List.of(Path.of("/srv/bundles")), Map.of("studio", Set.of("shared-db")),
-            OwnerConfig.DEFAULT_DOCKER_ENDPOINT, Duration.ofSeconds(1));
+            Set.of("studio", "notes"),
+            List.of(Path.of("/srv/bundles")),
+            Map.of("studio", Set.of("shared-db")),
+            OwnerConfig.DEFAULT_DOCKER_ENDPOINT,
+            Duration.ofSeconds(1));
     private static final Rules RULES = rules();
 
     private static Rules rules() {
@@ -35,27 +42,33 @@ class RulesTest {
 
     /** Holders as {@code pid:cwd:exe:argv...}, joined by {@code ;}. */
     @ParameterizedTest(name = "{0} {1} -> {2}")
-    @CsvSource(delimiter = '|', value = {
-        "OWNER   | 10:/srv/addon:/usr/bin/python3:python3:app.py                                 | allow",
-        "DEFAULT | 10:/srv/addon:/usr/bin/python3:python3:app.py                                 | owner-default-user",
-        "OWNER   | ''                                                                            | owner-unmapped",
-        "OWNER   | 10:/tmp:/usr/bin/node:node:/anywhere/gateway.mjs                              | owner-gateway",
-        "OWNER   | 10:/tmp:/opt/satellite/bin/sat:sat                                            | owner-gateway",
-        "OWNER   | 99:/tmp:/usr/bin/python3:python3                                              | owner-wall",
-        "OWNER   | 10:/tmp:/usr/bin/bwrap:bwrap:--unshare-net                                    | owner-wall",
-        "OWNER   | 10:/opt/gw/checkout/sub:/usr/bin/python3:python3                             | owner-checkout",
-        "OWNER   | 10:/tmp:/opt/gw/checkout/bin/tool:tool                                       | owner-checkout",
-        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/opt/gw/checkout/serve.py                   | owner-checkout",
-        "OWNER   | 10:/tmp:/usr/bin/python3:python3:--root=/opt/gw/checkout                     | owner-checkout",
-        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/opt/gw/checkout-other/x.py                 | allow",
-        "OWNER   | 10:/tmp:/usr/bin/python3:python3:/opt/gw/checkout/../elsewhere/x.py          | allow",
-        "OWNER   | 10:/srv/addon:/usr/bin/python3:python3;11:/opt/gw/checkout:/usr/bin/node:node | owner-checkout",
-        "OWNER   | 99:/opt/gw/checkout:/usr/bin/node:node:/x/gateway.mjs                        | owner-gateway",
-        "DEFAULT | 99:/opt/gw/checkout:/usr/bin/python3:python3                                 | owner-wall",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "OWNER   | 10:/srv/addon:/usr/bin/python3:python3:app.py                                 | allow",
+                "DEFAULT | 10:/srv/addon:/usr/bin/python3:python3:app.py                                 | owner-default-user",
+                "OWNER   | ''                                                                            | owner-unmapped",
+                "OWNER   | 10:/tmp:/usr/bin/node:node:/anywhere/gateway.mjs                              | owner-gateway",
+                "OWNER   | 10:/tmp:/opt/satellite/bin/sat:sat                                            | owner-gateway",
+                "OWNER   | 99:/tmp:/usr/bin/python3:python3                                              | owner-wall",
+                "OWNER   | 10:/tmp:/usr/bin/bwrap:bwrap:--unshare-net                                    | owner-wall",
+                "OWNER   | 10:/opt/gw/checkout/sub:/usr/bin/python3:python3                             | owner-checkout",
+                "OWNER   | 10:/tmp:/opt/gw/checkout/bin/tool:tool                                       | owner-checkout",
+                "OWNER   | 10:/tmp:/usr/bin/python3:python3:/opt/gw/checkout/serve.py                   | owner-checkout",
+                "OWNER   | 10:/tmp:/usr/bin/python3:python3:--root=/opt/gw/checkout                     | owner-checkout",
+                "OWNER   | 10:/tmp:/usr/bin/python3:python3:/opt/gw/checkout-other/x.py                 | allow",
+                "OWNER   | 10:/tmp:/usr/bin/python3:python3:/opt/gw/checkout/../elsewhere/x.py          | allow",
+                "OWNER   | 10:/srv/addon:/usr/bin/python3:python3;11:/opt/gw/checkout:/usr/bin/node:node | owner-checkout",
+                "OWNER   | 99:/opt/gw/checkout:/usr/bin/node:node:/x/gateway.mjs                        | owner-gateway",
+                "DEFAULT | 99:/opt/gw/checkout:/usr/bin/python3:python3                                 | owner-wall",
+            })
     void theGatewayUsersSocket(Source source, String holders, String expected) {
-        List<ProcessInfo> processes = holders.isEmpty() ? List.of() : Arrays.stream(holders.split(";")).map(RulesTest::process).toList();
-        assertEquals(expected, RULES.gatewayUser(source, processes).map(r -> r.code().code()).orElse("allow"));
+        List<ProcessInfo> processes = holders.isEmpty()
+                ? List.of()
+                : Arrays.stream(holders.split(";")).map(RulesTest::process).toList();
+        assertEquals(
+                expected,
+                RULES.gatewayUser(source, processes).map(r -> r.code().code()).orElse("allow"));
     }
 
     /** Labels as {@code project|working_dir}; {@code -} for none. */
@@ -86,7 +99,9 @@ class RulesTest {
         }
         ContainerInfo container = new ContainerInfo("c1", "web", labels, List.of(), Set.of());
         OwnerQuery query = new OwnerQuery(addon, source, InetAddress.getLoopbackAddress(), 8080);
-        assertEquals(expected, RULES.container(query, container).map(r -> r.code().code()).orElse("allow"));
+        assertEquals(
+                expected,
+                RULES.container(query, container).map(r -> r.code().code()).orElse("allow"));
     }
 
     private static ProcessInfo process(String spec) {

@@ -31,7 +31,8 @@ final class Deciders {
      * datagram channel is NIO whatever the relay's transport); what it opens is added to
      * {@code owned}, to be closed with the relay.
      */
-    static Judge real(HostConfig host, OwnerCheck ownerCheck, List<AutoCloseable> owned, Metrics metrics) throws IOException {
+    static Judge real(HostConfig host, OwnerCheck ownerCheck, List<AutoCloseable> owned, Metrics metrics)
+            throws IOException {
         EventLoopGroup dnsLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         owned.add(() -> dnsLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
         NettyResolver resolver = new NettyResolver(dnsLoop.next(), host.dns());
@@ -48,7 +49,11 @@ final class Deciders {
             throw new IOException("interrupted while reading this host's own addresses", e);
         }
         own.refreshEvery(dnsLoop.next(), OWN_ADDRESS_REFRESH);
-        return new Decider(new Rules(host), timedResolver(resolver, metrics.dns()), own, timedCheck(ownerCheck, metrics.owner()))::decide;
+        return new Decider(
+                        new Rules(host),
+                        timedResolver(resolver, metrics.dns()),
+                        own,
+                        timedCheck(ownerCheck, metrics.owner()))::decide;
     }
 
     private static Resolver timedResolver(Resolver resolver, Histogram latency) {

@@ -16,7 +16,13 @@ import java.util.Objects;
  * @param owned what this generation opened for itself (resolver, owner check), closed once retired
  */
 record Generation(
-        long number, HostConfig host, Judge judge, ProxyKind proxy, ForwardKind forward, DoorKind door, List<AutoCloseable> owned) {
+        long number,
+        HostConfig host,
+        Judge judge,
+        ProxyKind proxy,
+        ForwardKind forward,
+        DoorKind door,
+        List<AutoCloseable> owned) {
 
     Generation {
         if (number < 1) {

@@ -30,7 +30,8 @@ final class GenerationFactory {
     private final OwnerCheck givenOwnerCheck;
 
     /** @param givenJudge and {@code givenOwnerCheck}: null for the real ones, built per generation */
-    GenerationFactory(Transport transport, Metrics metrics, WallProcesses wall, Judge givenJudge, OwnerCheck givenOwnerCheck) {
+    GenerationFactory(
+            Transport transport, Metrics metrics, WallProcesses wall, Judge givenJudge, OwnerCheck givenOwnerCheck) {
         this.transport = transport;
         this.metrics = metrics;
         this.wall = wall;
@@ -41,17 +42,31 @@ final class GenerationFactory {
     Generation build(long number, HostConfig host) throws IOException {
         List<AutoCloseable> owned = new ArrayList<>();
         try {
-            Judge judge = givenJudge != null ? givenJudge : Deciders.real(host, ownerCheck(host, owned), owned, metrics);
+            Judge judge =
+                    givenJudge != null ? givenJudge : Deciders.real(host, ownerCheck(host, owned), owned, metrics);
             HostConfig.Limits limits = host.limits();
-            Tunnels tunnels = new Tunnels(new Dialer(transport, Math.toIntExact(limits.connectTimeout().toMillis())),
-                    limits.idleTimeout().toMillis(), metrics);
+            Tunnels tunnels = new Tunnels(
+                    new Dialer(
+                            transport, Math.toIntExact(limits.connectTimeout().toMillis())),
+                    limits.idleTimeout().toMillis(),
+                    metrics);
             long headerTimeout = limits.headerTimeout().toMillis();
             long total = limits.httpTotal().toMillis();
-            return new Generation(number, host, judge,
-                    new ProxyKind(limits.headerBytes(), headerTimeout, tunnels,
+            return new Generation(
+                    number,
+                    host,
+                    judge,
+                    new ProxyKind(
+                            limits.headerBytes(),
+                            headerTimeout,
+                            tunnels,
                             new Exchange.Limits(limits.httpRequestBytes(), limits.httpResponseBytes(), total)),
                     new ForwardKind(tunnels),
-                    new DoorKind(limits.headerBytes(), headerTimeout, host.owner().gatewayPort(), tunnels,
+                    new DoorKind(
+                            limits.headerBytes(),
+                            headerTimeout,
+                            host.owner().gatewayPort(),
+                            tunnels,
                             new Exchange.Limits(limits.doorBodyBytes(), limits.httpResponseBytes(), total)),
                     owned);
         } catch (IOException | RuntimeException e) {

@@ -69,7 +69,12 @@ public final class Relay implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final SecureRandom random = new SecureRandom();
 
-    private Relay(Builder builder, Generation first, GenerationFactory factory, DecisionSink decisions, List<AutoCloseable> owned) {
+    private Relay(
+            Builder builder,
+            Generation first,
+            GenerationFactory factory,
+            DecisionSink decisions,
+            List<AutoCloseable> owned) {
         this.loops = builder.loops;
         this.transport = builder.transport;
         this.parent = builder.parent;
@@ -121,7 +126,9 @@ public final class Relay implements AutoCloseable {
     }
 
     private SpawnHandle bind(SpawnPolicy policy) throws IOException {
-        SpawnPorts ports = new SpawnPorts(policy.effectiveProxyPort(), forwardPorts(policy),
+        SpawnPorts ports = new SpawnPorts(
+                policy.effectiveProxyPort(),
+                forwardPorts(policy),
                 policy.door().map(SpawnPolicy.Door::port).orElse(0));
         Optional<DoorToken> token = policy.door().isPresent()
                 ? Optional.of(DoorToken.mint(policy.door().get().tokenFile(), policy.peerUid(), random))
@@ -137,7 +144,9 @@ public final class Relay implements AutoCloseable {
     }
 
     private SpawnHandle bind(SpawnPolicy policy, SpawnPorts ports, Optional<DoorToken> token) throws IOException {
-        Path directory = Files.createTempDirectory(parent, "spawn-" + safe(policy.id()) + "-",
+        Path directory = Files.createTempDirectory(
+                parent,
+                "spawn-" + safe(policy.id()) + "-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path socket = directory.resolve("relay.sock");
         ChannelGroup connections = new DefaultChannelGroup("spawn-" + policy.id(), loops.next());
@@ -153,11 +162,10 @@ public final class Relay implements AutoCloseable {
             if (policy.peerUid().isPresent()) {
                 handOver(directory, socket, policy.peerUid().getAsInt());
             }
-            return new SpawnHandle(policy, ports, directory, socket, server, connections, token,
-                    handle -> {
-                        spawns.remove(handle.id(), handle);
-                        ids.remove(handle.id());
-                    });
+            return new SpawnHandle(policy, ports, directory, socket, server, connections, token, handle -> {
+                spawns.remove(handle.id(), handle);
+                ids.remove(handle.id());
+            });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             removeQuietly(socket, directory);
@@ -233,7 +241,8 @@ public final class Relay implements AutoCloseable {
         }
         shared.current().set(next);
         metrics.reloaded(true);
-        retirement.retire(old, host.dns().timeout().multipliedBy(2).plus(old.limits().connectTimeout()));
+        retirement.retire(
+                old, host.dns().timeout().multipliedBy(2).plus(old.limits().connectTimeout()));
         log.info("host configuration generation {} in effect", next.number());
         return next.number();
     }

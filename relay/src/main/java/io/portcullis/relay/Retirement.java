@@ -41,7 +41,8 @@ final class Retirement {
                     try {
                         resource.close();
                     } catch (Exception e) {
-                        failures.add(e instanceof RuntimeException r ? r : new UncheckedIOException(new IOException(e)));
+                        failures.add(
+                                e instanceof RuntimeException r ? r : new UncheckedIOException(new IOException(e)));
                     }
                 }
             }

@@ -33,8 +33,15 @@ public final class SpawnHandle implements AutoCloseable {
     private final Consumer<SpawnHandle> onClose;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    SpawnHandle(SpawnPolicy policy, SpawnPorts ports, Path directory, Path socket, Channel server,
-            ChannelGroup connections, Optional<DoorToken> token, Consumer<SpawnHandle> onClose) {
+    SpawnHandle(
+            SpawnPolicy policy,
+            SpawnPorts ports,
+            Path directory,
+            Path socket,
+            Channel server,
+            ChannelGroup connections,
+            Optional<DoorToken> token,
+            Consumer<SpawnHandle> onClose) {
         this.policy = Objects.requireNonNull(policy, "policy");
         this.ports = Objects.requireNonNull(ports, "ports");
         this.directory = Objects.requireNonNull(directory, "directory");

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  */
 final class SpawnInitializer extends ChannelInitializer<Channel> implements KindRouter {
     private static final Logger log = LoggerFactory.getLogger(SpawnInitializer.class);
-    private static final AttributeKey<DenyCode> OVER_BUDGET = AttributeKey.valueOf(SpawnInitializer.class, "overBudget");
+    private static final AttributeKey<DenyCode> OVER_BUDGET =
+            AttributeKey.valueOf(SpawnInitializer.class, "overBudget");
 
     /**
      * The parts of the relay that every spawn uses; {@code current} is the configuration
@@ -53,7 +54,8 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
             AtomicLong ids,
             IntSupplier spawnsOpen) {}
 
-    private static final AttributeKey<Generation> GENERATION = AttributeKey.valueOf(SpawnInitializer.class, "generation");
+    private static final AttributeKey<Generation> GENERATION =
+            AttributeKey.valueOf(SpawnInitializer.class, "generation");
 
     private final Shared shared;
     private final SpawnPolicy policy;
@@ -62,8 +64,8 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
     private final Budgets budget = new Budgets();
     private final Optional<DoorToken> token;
 
-    SpawnInitializer(Shared shared, SpawnPolicy policy, SpawnPorts ports, ChannelGroup connections,
-            Optional<DoorToken> token) {
+    SpawnInitializer(
+            Shared shared, SpawnPolicy policy, SpawnPorts ports, ChannelGroup connections, Optional<DoorToken> token) {
         this.shared = shared;
         this.token = token;
         this.policy = policy;
@@ -87,14 +89,24 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
         if (peer != null) {
             shared.wall().add(peer.pid());
         }
-        if (policy.peerUid().isPresent() && (peer == null || peer.uid() != policy.peerUid().getAsInt())) {
-            log.debug("connection {}: peer {} is not uid {}", record.id(), peer, policy.peerUid().getAsInt());
+        if (policy.peerUid().isPresent()
+                && (peer == null || peer.uid() != policy.peerUid().getAsInt())) {
+            log.debug(
+                    "connection {}: peer {} is not uid {}",
+                    record.id(),
+                    peer,
+                    policy.peerUid().getAsInt());
             record.deny(DenyCode.PEER_UID);
             channel.close();
             return;
         }
         // Counted from accept, so that connections that never send a preamble are bounded too.
-        DenyCode full = Budgets.acquire(channel, budget, shared.budget(), generation.limits(), shared.spawnsOpen().getAsInt());
+        DenyCode full = Budgets.acquire(
+                channel,
+                budget,
+                shared.budget(),
+                generation.limits(),
+                shared.spawnsOpen().getAsInt());
         if (full != null) {
             channel.attr(OVER_BUDGET).set(full);
         }
@@ -119,10 +131,14 @@ final class SpawnInitializer extends ChannelInitializer<Channel> implements Kind
             return preamble.kind() == Preamble.Kind.PROXY ? answer(full) : closer();
         }
         return switch (preamble.kind()) {
-            case PROXY -> generation.proxy().handler(request -> generation.judge().decide(policy, request));
+            case PROXY ->
+                generation.proxy().handler(request -> generation.judge().decide(policy, request));
             case FORWARD -> {
-                ConnectionRecord.of(channel).target(Request.forward(preamble.port()).shown());
-                yield generation.forward().handler(port -> generation.judge().decide(policy, Request.forward(port)), preamble.port());
+                ConnectionRecord.of(channel)
+                        .target(Request.forward(preamble.port()).shown());
+                yield generation
+                        .forward()
+                        .handler(port -> generation.judge().decide(policy, Request.forward(port)), preamble.port());
             }
             case DOOR -> token.isPresent() ? generation.door().handler(policy, token.get()) : closer();
         };

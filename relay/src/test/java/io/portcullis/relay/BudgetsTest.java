@@ -20,14 +20,17 @@ class BudgetsTest {
      * last quarter (2 places) goes only to spawns below their fair share (8 / spawns open).
      */
     @ParameterizedTest(name = "spawn limit {0}, relay limit {1}, {2} spawns open -> busy takes {3}, quiet gets {4}")
-    @CsvSource(nullValues = "null", value = {
-        "4,   8, 2, 4, null",
-        "100, 8, 2, 6, null",
-        "100, 8, 1, 8, limit-relay",
-        "100, 8, 8, 6, null",
-        "2,   2, 2, 2, limit-relay",
-    })
-    void aBusySpawnLeavesTheLastPlacesToOthers(int spawnLimit, int relayLimit, int spawnsOpen, int busyTakes, String quiet) {
+    @CsvSource(
+            nullValues = "null",
+            value = {
+                "4,   8, 2, 4, null",
+                "100, 8, 2, 6, null",
+                "100, 8, 1, 8, limit-relay",
+                "100, 8, 8, 6, null",
+                "2,   2, 2, 2, limit-relay",
+            })
+    void aBusySpawnLeavesTheLastPlacesToOthers(
+            int spawnLimit, int relayLimit, int spawnsOpen, int busyTakes, String quiet) {
         Budgets relay = new Budgets();
         Budgets busy = new Budgets();
         HostConfig.Limits limits = limits(spawnLimit, relayLimit);

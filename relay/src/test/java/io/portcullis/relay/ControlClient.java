@@ -63,7 +63,9 @@ final class ControlClient {
         Map<String, String> headers = new TreeMap<>();
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
-            headers.put(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
+            headers.put(
+                    lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                    lines[i].substring(colon + 1).trim());
         }
         return new Answer(Integer.parseInt(lines[0].split(" ")[1]), headers, response.substring(end + 4));
     }

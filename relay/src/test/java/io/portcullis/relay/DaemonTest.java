@@ -87,14 +87,18 @@ class DaemonTest {
 
     /** Forwards to 127.0.0.1 are allowed, anything else is not listed. */
     private static CompletableFuture<Verdict> forwardsOnly(SpawnPolicy spawn, Request request) {
-        return CompletableFuture.completedFuture(request.kind() == Request.Kind.FORWARD
-                ? new Verdict.Allow(List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), request.forwardPort())),
-                        List.of(InetAddress.getLoopbackAddress()), "test")
-                : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
+        return CompletableFuture.completedFuture(
+                request.kind() == Request.Kind.FORWARD
+                        ? new Verdict.Allow(
+                                List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), request.forwardPort())),
+                                List.of(InetAddress.getLoopbackAddress()),
+                                "test")
+                        : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
     }
 
     private String policy(String id) {
-        return "{\"id\": \"" + id + "\", \"hosts\": [{\"target\": \"127.0.0.1:" + origin.port() + "\", \"scheme\": \"tcp\"}]}";
+        return "{\"id\": \"" + id + "\", \"hosts\": [{\"target\": \"127.0.0.1:" + origin.port()
+                + "\", \"scheme\": \"tcp\"}]}";
     }
 
     private JsonNode open(String id) throws IOException {
@@ -131,25 +135,39 @@ class DaemonTest {
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket)));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())));
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(control)));
-        assertEquals("studio", ControlClient.call(control, "GET", "/spawns").json().get(0).get("id").asText());
-        assertEquals(socket.toString(), ControlClient.call(control, "GET", "/spawns/studio").json().get("socket").asText());
+        assertEquals(
+                "studio",
+                ControlClient.call(control, "GET", "/spawns")
+                        .json()
+                        .get(0)
+                        .get("id")
+                        .asText());
+        assertEquals(
+                socket.toString(),
+                ControlClient.call(control, "GET", "/spawns/studio")
+                        .json()
+                        .get("socket")
+                        .asText());
 
-        assertEquals(204, ControlClient.call(control, "DELETE", "/spawns/studio").status());
+        assertEquals(
+                204, ControlClient.call(control, "DELETE", "/spawns/studio").status());
         assertFalse(Files.exists(socket.getParent()));
         assertEquals(0, ControlClient.call(control, "GET", "/spawns").json().size());
     }
 
     @ParameterizedTest(name = "{0} {1} -> {2}")
-    @CsvSource(delimiter = '|', value = {
-        "GET    | /nowhere        | 404",
-        "GET    | /spawns/ghost   | 404",
-        "DELETE | /spawns/ghost   | 404",
-        "PUT    | /spawns         | 405",
-        "POST   | /metrics        | 405",
-        "GET    | /reload         | 405",
-        "POST   | /spawns/studio  | 405",
-        "GET    | /spawns/a/b     | 404",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "GET    | /nowhere        | 404",
+                "GET    | /spawns/ghost   | 404",
+                "DELETE | /spawns/ghost   | 404",
+                "PUT    | /spawns         | 405",
+                "POST   | /metrics        | 405",
+                "GET    | /reload         | 405",
+                "POST   | /spawns/studio  | 405",
+                "GET    | /spawns/a/b     | 404",
+            })
     void aRequestTheApiDoesNotServeIsAnswered(String method, String path, int status) throws Exception {
         start();
         ControlClient.Answer answer = ControlClient.call(control, method, path);
@@ -161,12 +179,16 @@ class DaemonTest {
     @Test
     void aBadPolicyIsRefusedWithEveryProblem() throws Exception {
         start();
-        ControlClient.Answer answer = ControlClient.call(control, "POST", "/spawns",
+        ControlClient.Answer answer = ControlClient.call(
+                control,
+                "POST",
+                "/spawns",
                 "{\"id\": \"studio\", \"network\": \"some\", \"hosts\": [{\"target\": \"*.lan:80\"}], \"colour\": 1}");
 
         assertEquals(400, answer.status());
         assertEquals(4, answer.json().get("errors").size(), answer.body());
-        assertEquals(400, ControlClient.call(control, "POST", "/spawns", "not json").status());
+        assertEquals(
+                400, ControlClient.call(control, "POST", "/spawns", "not json").status());
         try (Stream<Path> left = Files.list(spawns)) {
             assertEquals(0, left.count());
         }
@@ -202,9 +224,15 @@ class DaemonTest {
             assertEchoes(client, "ping " + i);
             tunnels.add(client);
         }
-        assertEquals(3, ControlClient.call(control, "GET", "/spawns/studio").json().get("openConnections").asInt());
+        assertEquals(
+                3,
+                ControlClient.call(control, "GET", "/spawns/studio")
+                        .json()
+                        .get("openConnections")
+                        .asInt());
 
-        assertEquals(204, ControlClient.call(control, "DELETE", "/spawns/studio").status());
+        assertEquals(
+                204, ControlClient.call(control, "DELETE", "/spawns/studio").status());
 
         for (SpawnClient client : tunnels) {
             assertEquals(0, client.readToEnd().length, "the tunnel ended");
@@ -237,7 +265,8 @@ class DaemonTest {
 
     private void openAndClose(String id) throws IOException {
         JsonNode spawn = open(id);
-        try (SpawnClient client = SpawnClient.open(Path.of(spawn.get("socket").asText()), Kind.FORWARD, origin.port())) {
+        try (SpawnClient client =
+                SpawnClient.open(Path.of(spawn.get("socket").asText()), Kind.FORWARD, origin.port())) {
             assertEchoes(client, id);
         }
         assertEquals(204, ControlClient.call(control, "DELETE", "/spawns/" + id).status());
@@ -260,7 +289,8 @@ class DaemonTest {
             }
         }
         for (int i = 0; i < 2; i++) {
-            try (SpawnClient client = SpawnClient.open(socket, Kind.PROXY, 39080, "CONNECT elsewhere.example:443 HTTP/1.1\r\n\r\n")) {
+            try (SpawnClient client =
+                    SpawnClient.open(socket, Kind.PROXY, 39080, "CONNECT elsewhere.example:443 HTTP/1.1\r\n\r\n")) {
                 assertTrue(client.readHead().startsWith("HTTP/1.1 403"));
             }
         }
@@ -276,7 +306,8 @@ class DaemonTest {
         assertTrue(answer.headers().get("content-type").startsWith("text/plain; version=0.0.4"));
         String text = answer.body();
         assertEquals(5, value(text, "portcullis_connections_total{kind=\"forward\",verdict=\"allow\",code=\"none\"}"));
-        assertEquals(2, value(text, "portcullis_connections_total{kind=\"proxy\",verdict=\"deny\",code=\"not-listed\"}"));
+        assertEquals(
+                2, value(text, "portcullis_connections_total{kind=\"proxy\",verdict=\"deny\",code=\"not-listed\"}"));
         assertEquals(50, value(text, "portcullis_bytes_total{direction=\"up\"}"));
         assertEquals(50, value(text, "portcullis_bytes_total{direction=\"down\"}"));
         assertEquals(1, value(text, "portcullis_open_connections{spawn=\"studio\"}"));
@@ -287,7 +318,9 @@ class DaemonTest {
     }
 
     private static double value(String text, String series) {
-        return text.lines().filter(line -> line.startsWith(series + " ")).findFirst()
+        return text.lines()
+                .filter(line -> line.startsWith(series + " "))
+                .findFirst()
                 .map(line -> Double.parseDouble(line.substring(series.length() + 1)))
                 .orElseThrow(() -> new AssertionError(series + " not in\n" + text));
     }
@@ -331,14 +364,18 @@ class DaemonTest {
         String metrics = ControlClient.call(control, "GET", "/metrics").body();
         assertEquals(2, value(metrics, "portcullis_config_generation"));
         assertEquals(1, value(metrics, "portcullis_config_reloads_total{result=\"ok\"}"));
-        assertEquals(51, value(metrics, "portcullis_owner_check_seconds_count"), "the survivor and the 50 allowed before");
-        assertEquals(150, value(metrics, "portcullis_connections_total{kind=\"forward\",verdict=\"deny\",code=\"deny-listed\"}"));
+        assertEquals(
+                51, value(metrics, "portcullis_owner_check_seconds_count"), "the survivor and the 50 allowed before");
+        assertEquals(
+                150,
+                value(metrics, "portcullis_connections_total{kind=\"forward\",verdict=\"deny\",code=\"deny-listed\"}"));
     }
 
     @Test
     void aBadHostConfigurationKeepsTheOldOneAndSaysWhy() throws Exception {
         start("{}", null);
-        Files.writeString(dir.resolve("host.json"), "{\"denyList\": [\"10.0.0.0/33\"], \"limits\": {\"headerBytes\": -1}}");
+        Files.writeString(
+                dir.resolve("host.json"), "{\"denyList\": [\"10.0.0.0/33\"], \"limits\": {\"headerBytes\": -1}}");
 
         ControlClient.Answer reload = ControlClient.call(control, "POST", "/reload");
 
@@ -346,7 +383,9 @@ class DaemonTest {
         assertEquals(2, reload.json().get("errors").size(), reload.body());
         assertEquals(1, reload.json().get("generation").asLong());
         assertEquals(1, daemon.relay().generation());
-        assertTrue(ControlClient.call(control, "GET", "/metrics").body().contains("portcullis_config_reloads_total{result=\"error\"} 1"));
+        assertTrue(ControlClient.call(control, "GET", "/metrics")
+                .body()
+                .contains("portcullis_config_reloads_total{result=\"error\"} 1"));
     }
 
     @Test
@@ -388,7 +427,8 @@ class DaemonTest {
 
         assertEquals(200, ControlClient.call(control, "POST", "/reload").status());
 
-        try (SpawnClient second = SpawnClient.open(Path.of(spawn.get("socket").asText()), Kind.FORWARD, origin.port())) {
+        try (SpawnClient second =
+                SpawnClient.open(Path.of(spawn.get("socket").asText()), Kind.FORWARD, origin.port())) {
             assertEquals(0, second.readToEnd().length);
         }
         assertEchoes(first, "still");

@@ -54,20 +54,37 @@ class DoorTest {
     void start() throws Exception {
         gateway = RecordingOrigin.ok("state");
         OwnerConfig d = OwnerConfig.DEFAULTS;
-        OwnerConfig owner = new OwnerConfig(d.gatewayUid(), gateway.port(), List.of(), List.of(), Set.of(), List.of(),
-                Map.of(), d.dockerEndpoint(), d.cacheWindow());
-        HostConfig.Limits limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10),
-                Duration.ofMinutes(15), 512, 16_384, 16);
-        relay = Relay.builder(new HostConfig(DenyList.DEFAULT, List.of(), List.of(), HostConfig.Dns.DEFAULTS, owner,
-                limits, HostConfig.Log.DEFAULTS)).directory(parent).decisions(decisions::add).start();
+        OwnerConfig owner = new OwnerConfig(
+                d.gatewayUid(),
+                gateway.port(),
+                List.of(),
+                List.of(),
+                Set.of(),
+                List.of(),
+                Map.of(),
+                d.dockerEndpoint(),
+                d.cacheWindow());
+        HostConfig.Limits limits = new HostConfig.Limits(
+                8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 512, 16_384, 16);
+        relay = Relay.builder(new HostConfig(
+                        DenyList.DEFAULT,
+                        List.of(),
+                        List.of(),
+                        HostConfig.Dns.DEFAULTS,
+                        owner,
+                        limits,
+                        HostConfig.Log.DEFAULTS))
+                .directory(parent)
+                .decisions(decisions::add)
+                .start();
         spawn = open("studio", "listed");
         token = Files.readString(spawn.tokenFile().orElseThrow());
     }
 
     private SpawnHandle open(String id, String network) throws Exception {
-        return relay.open(SpawnPolicyJson.parse("spawn.json", """
-                {"id": "%s", "network": "%s", "door": {"port": %d, "routes": %s, "tokenFile": "%s"}}"""
-                .formatted(id, network, DOOR, ROUTES, parent.resolve(id + "-token"))));
+        return relay.open(SpawnPolicyJson.parse(
+                "spawn.json", """
+                {"id": "%s", "network": "%s", "door": {"port": %d, "routes": %s, "tokenFile": "%s"}}""".formatted(id, network, DOOR, ROUTES, parent.resolve(id + "-token"))));
     }
 
     @AfterEach
@@ -94,11 +111,15 @@ class DoorTest {
 
     @Test
     void aRouteWithItsTokenReachesTheGatewayWithoutTheToken() throws Exception {
-        String answer = send(spawn, "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nX-Door-Token: " + token
-                + "\r\nAccept: */*\r\n\r\n");
+        String answer = send(
+                spawn,
+                "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nX-Door-Token: " + token
+                        + "\r\nAccept: */*\r\n\r\n");
 
         assertEquals("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Origin: yes\r\nConnection: close\r\n\r\nstate", answer);
-        assertEquals(List.of("GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nAccept: */*\r\nConnection: close\r\n\r\n"),
+        assertEquals(
+                List.of(
+                        "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nAccept: */*\r\nConnection: close\r\n\r\n"),
                 gateway.received());
         Decision decision = nextDecision();
         assertEquals("allow", decision.verdict());
@@ -108,10 +129,14 @@ class DoorTest {
 
     @Test
     void aBodyWithinTheLimitIsForwardedAndOneOverItIs413() throws Exception {
-        String within = send(spawn, "POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token
-                + "\r\nContent-Length: 16\r\n\r\n0123456789abcdef");
-        String over = send(spawn, "POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token
-                + "\r\nContent-Length: 17\r\n\r\n0123456789abcdefg");
+        String within = send(
+                spawn,
+                "POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token
+                        + "\r\nContent-Length: 16\r\n\r\n0123456789abcdef");
+        String over = send(
+                spawn,
+                "POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token
+                        + "\r\nContent-Length: 17\r\n\r\n0123456789abcdefg");
 
         assertTrue(within.startsWith("HTTP/1.1 200 OK\r\n"), within);
         assertTrue(over.startsWith("HTTP/1.1 413 Content Too Large\r\n"), over);
@@ -142,32 +167,35 @@ class DoorTest {
     }
 
     @ParameterizedTest(name = "{0} {1} -> {2}")
-    @CsvSource(delimiter = '|', value = {
-        "GET  | /kiosk/%2e%2e/state             | door-target",
-        "GET  | /kiosk/%73tate                  | door-target",
-        "GET  | //kiosk/state                   | door-target",
-        "GET  | /kiosk//state                   | door-target",
-        "GET  | /kiosk/./state                  | door-target",
-        "GET  | /./kiosk/state                  | door-target",
-        "GET  | /kiosk/../kiosk/state           | door-target",
-        "GET  | /kiosk/state/..                 | door-target",
-        "GET  | /kiosk\\state                   | door-target",
-        "GET  | /kiosk/state?x=1                | door-target",
-        "GET  | /kiosk/state#top                | door-target",
-        "GET  | /kiosk/st\u00e4te               | door-target",
-        "GET  | /kiosk/\u00c0\u00ae/state       | door-target",
-        "GET  | http://127.0.0.1:3001/kiosk/state | door-target",
-        "GET  | *                               | door-target",
-        "HEAD | /kiosk/state                    | door-route",
-        "get  | /kiosk/state                    | door-route",
-        "POST | /kiosk/state                    | door-route",
-        "GET  | /kiosk/state/                   | door-route",
-        "GET  | /Kiosk/state                    | door-route",
-        "GET  | /kiosk                          | door-route",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "GET  | /kiosk/%2e%2e/state             | door-target",
+                "GET  | /kiosk/%73tate                  | door-target",
+                "GET  | //kiosk/state                   | door-target",
+                "GET  | /kiosk//state                   | door-target",
+                "GET  | /kiosk/./state                  | door-target",
+                "GET  | /./kiosk/state                  | door-target",
+                "GET  | /kiosk/../kiosk/state           | door-target",
+                "GET  | /kiosk/state/..                 | door-target",
+                "GET  | /kiosk\\state                   | door-target",
+                "GET  | /kiosk/state?x=1                | door-target",
+                "GET  | /kiosk/state#top                | door-target",
+                "GET  | /kiosk/st\u00e4te               | door-target",
+                "GET  | /kiosk/\u00c0\u00ae/state       | door-target",
+                "GET  | http://127.0.0.1:3001/kiosk/state | door-target",
+                "GET  | *                               | door-target",
+                "HEAD | /kiosk/state                    | door-route",
+                "get  | /kiosk/state                    | door-route",
+                "POST | /kiosk/state                    | door-route",
+                "GET  | /kiosk/state/                   | door-route",
+                "GET  | /Kiosk/state                    | door-route",
+                "GET  | /kiosk                          | door-route",
+            })
     void aTargetThatCouldBeRewrittenOrIsNoRouteIsRefusedEvenWithTheToken(String method, String target, String code)
             throws Exception {
-        String answer = send(spawn, method + " " + target + " HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token + "\r\n\r\n");
+        String answer =
+                send(spawn, method + " " + target + " HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token + "\r\n\r\n");
 
         assertTrue(answer.contains("\r\nPortcullis-Deny: " + code + "\r\n"), answer);
         Decision decision = nextDecision();
@@ -178,7 +206,8 @@ class DoorTest {
 
     @Test
     void anOverlongTargetIsRefused() throws Exception {
-        String answer = send(spawn, "GET /" + "a".repeat(2000) + " HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token + "\r\n\r\n");
+        String answer =
+                send(spawn, "GET /" + "a".repeat(2000) + " HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token + "\r\n\r\n");
 
         assertTrue(answer.contains("\r\nPortcullis-Deny: door-target\r\n"), answer);
         assertEquals(0, gateway.connections());
@@ -186,8 +215,10 @@ class DoorTest {
 
     @Test
     void aSmugglingShapeIs400EvenOnARouteWithTheToken() throws Exception {
-        String answer = send(spawn, "POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token
-                + "\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /kiosk/state HTTP/1.1\r\n\r\n");
+        String answer = send(
+                spawn,
+                "POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: " + token
+                        + "\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /kiosk/state HTTP/1.1\r\n\r\n");
 
         assertTrue(answer.startsWith("HTTP/1.1 400 Bad Request\r\n"), answer);
         assertEquals(0, gateway.connections());

@@ -26,16 +26,16 @@ class EmbeddingExampleTest {
 
     private static void example(Path hostFile, Path spawnFile) throws Exception {
         // example:start
-        HostConfig host = HostConfigJson.read(hostFile);          // every problem at once, or a checked config
+        HostConfig host = HostConfigJson.read(hostFile); // every problem at once, or a checked config
         SpawnPolicy policy = SpawnPolicyJson.read(spawnFile);
-        try (Relay relay = Relay.start(host)) {                   // event loops, DNS, owner check, decision log
-            SpawnHandle spawn = relay.open(policy);               // a fresh 0700 directory with a 0600 socket
+        try (Relay relay = Relay.start(host)) { // event loops, DNS, owner check, decision log
+            SpawnHandle spawn = relay.open(policy); // a fresh 0700 directory with a 0600 socket
             System.out.println(spawn.socket() + " proxy port " + spawn.proxyPort());
             // ... start the entry in the spawn's namespace with spawn.socket() and spawn.proxyPort() ...
-            relay.reload(HostConfigJson.read(hostFile));          // new connections use the file as it is now
-            System.out.print(relay.metricsText());                // Prometheus text
-            spawn.close();                                        // its connections end, its directory goes
-        }                                                         // or relay.close(): every spawn's directory goes
+            relay.reload(HostConfigJson.read(hostFile)); // new connections use the file as it is now
+            System.out.print(relay.metricsText()); // Prometheus text
+            spawn.close(); // its connections end, its directory goes
+        } // or relay.close(): every spawn's directory goes
         // example:end
     }
 
@@ -53,11 +53,16 @@ class EmbeddingExampleTest {
 
     @Test
     void theDocumentShowsTheExampleAsItIsHere() throws Exception {
-        List<String> source = Files.readAllLines(Path.of("src/test/java/io/portcullis/relay/EmbeddingExampleTest.java"));
+        List<String> source =
+                Files.readAllLines(Path.of("src/test/java/io/portcullis/relay/EmbeddingExampleTest.java"));
         List<String> code = source.subList(indexOf(source, START) + 1, indexOf(source, END));
         String doc = Files.readString(Path.of("../docs/embedding.md"), StandardCharsets.UTF_8);
 
-        String expected = String.join("\n", code.stream().map(line -> line.length() >= 8 ? line.substring(8) : line.strip()).toList());
+        String expected = String.join(
+                "\n",
+                code.stream()
+                        .map(line -> line.length() >= 8 ? line.substring(8) : line.strip())
+                        .toList());
         assertTrue(doc.contains(expected), "docs/embedding.md shows:\n" + expected);
         assertEquals(1, doc.split("```java", -1).length - 1);
     }

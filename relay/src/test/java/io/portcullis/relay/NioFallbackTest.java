@@ -47,11 +47,12 @@ class NioFallbackTest {
 
     @Test
     void aTunnelWorks() throws Exception {
-        try (LoopbackOrigin origin = LoopbackOrigin.echo(); Relay relay = relay(origin)) {
+        try (LoopbackOrigin origin = LoopbackOrigin.echo();
+                Relay relay = relay(origin)) {
             SpawnHandle spawn = relay.open(SpawnPolicyJson.parse("s.json", "{\"id\": \"nio\", \"hosts\": []}"));
 
-            try (SpawnClient client = SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort(),
-                    "CONNECT origin.test:443 HTTP/1.1\r\n\r\n")) {
+            try (SpawnClient client = SpawnClient.open(
+                    spawn.socket(), Kind.PROXY, spawn.proxyPort(), "CONNECT origin.test:443 HTTP/1.1\r\n\r\n")) {
                 assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
                 client.write("nio");
                 assertEquals("nio", new String(client.readExactly(3), StandardCharsets.US_ASCII));
@@ -64,10 +65,11 @@ class NioFallbackTest {
     /** NIO cannot read SO_PEERCRED, so a spawn that names its peer uid refuses every connection. */
     @Test
     void aSpawnWithAPeerUidRefusesEveryConnection() throws Exception {
-        try (LoopbackOrigin origin = LoopbackOrigin.echo(); Relay relay = relay(origin)) {
+        try (LoopbackOrigin origin = LoopbackOrigin.echo();
+                Relay relay = relay(origin)) {
             // Even the relay's own uid (root here) is refused: the peer cannot be read.
-            SpawnHandle spawn = relay.open(SpawnPolicyJson.parse("s.json",
-                    "{\"id\": \"nio\", \"hosts\": [], \"peerUid\": 0}"));
+            SpawnHandle spawn =
+                    relay.open(SpawnPolicyJson.parse("s.json", "{\"id\": \"nio\", \"hosts\": [], \"peerUid\": 0}"));
 
             try (SpawnClient client = SpawnClient.connect(spawn.socket())) {
                 try {

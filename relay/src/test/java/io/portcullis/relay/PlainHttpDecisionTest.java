@@ -52,36 +52,60 @@ class PlainHttpDecisionTest {
     }
 
     @ParameterizedTest(name = "{0} {1} -> {3}")
-    @CsvSource(delimiter = '|', value = {
-        "http  | owner   | allow        | 200 | -",
-        "http  | owner   | other-user   | 403 | owner-other-user",
-        "http  | default | allow        | 403 | default-gateway-port",
-        "https | owner   | allow        | 403 | not-listed",
-    })
-    void theOwnerCheckAndTheEntrysRulesDecideAPlainHttpRequest(String scheme, String source, String owner,
-            int status, String code) throws Exception {
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "http  | owner   | allow        | 200 | -",
+                "http  | owner   | other-user   | 403 | owner-other-user",
+                "http  | default | allow        | 403 | default-gateway-port",
+                "https | owner   | allow        | 403 | not-listed",
+            })
+    void theOwnerCheckAndTheEntrysRulesDecideAPlainHttpRequest(
+            String scheme, String source, String owner, int status, String code) throws Exception {
         origin = RecordingOrigin.ok("mine");
         OwnerConfig d = OwnerConfig.DEFAULTS;
         int gatewayPort = source.equals("default") ? origin.port() : 0;
-        HostConfig host = new HostConfig(DenyList.DEFAULT, List.of(), List.of(), HostConfig.Dns.DEFAULTS,
-                new OwnerConfig(d.gatewayUid(), gatewayPort, List.of(), List.of(), Set.of(), List.of(), Map.of(),
-                        d.dockerEndpoint(), d.cacheWindow()),
-                HostConfig.DEFAULTS.limits(), HostConfig.Log.DEFAULTS);
+        HostConfig host = new HostConfig(
+                DenyList.DEFAULT,
+                List.of(),
+                List.of(),
+                HostConfig.Dns.DEFAULTS,
+                new OwnerConfig(
+                        d.gatewayUid(),
+                        gatewayPort,
+                        List.of(),
+                        List.of(),
+                        Set.of(),
+                        List.of(),
+                        Map.of(),
+                        d.dockerEndpoint(),
+                        d.cacheWindow()),
+                HostConfig.DEFAULTS.limits(),
+                HostConfig.Log.DEFAULTS);
         OwnerCheck check = query -> {
             asked.add(query);
             OwnerEvidence none = OwnerEvidence.NONE;
-            return CompletableFuture.completedFuture(owner.equals("allow")
-                    ? OwnerAnswer.allow("the add-on's own service", none)
-                    : OwnerAnswer.deny(OwnerCode.OTHER_USER, "uid 1001", none));
+            return CompletableFuture.completedFuture(
+                    owner.equals("allow")
+                            ? OwnerAnswer.allow("the add-on's own service", none)
+                            : OwnerAnswer.deny(OwnerCode.OTHER_USER, "uid 1001", none));
         };
-        relay = Relay.builder(host).directory(parent).decisions(decisions::add).ownerCheck(check).start();
-        SpawnHandle spawn = relay.open(SpawnPolicyJson.parse("spawn.json", """
-                {"id": "studio", "hosts": [{"target": "127.0.0.1:%d", "scheme": "%s", "source": "%s"}]}"""
-                .formatted(origin.port(), scheme, source)));
+        relay = Relay.builder(host)
+                .directory(parent)
+                .decisions(decisions::add)
+                .ownerCheck(check)
+                .start();
+        SpawnHandle spawn =
+                relay.open(SpawnPolicyJson.parse("spawn.json", """
+                {"id": "studio", "hosts": [{"target": "127.0.0.1:%d", "scheme": "%s", "source": "%s"}]}""".formatted(origin.port(), scheme, source)));
 
         String answer;
-        try (SpawnClient client = SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort(),
-                "GET http://127.0.0.1:%d/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n".formatted(origin.port(), origin.port()))) {
+        try (SpawnClient client = SpawnClient.open(
+                spawn.socket(),
+                Kind.PROXY,
+                spawn.proxyPort(),
+                "GET http://127.0.0.1:%d/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n"
+                        .formatted(origin.port(), origin.port()))) {
             answer = new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
         }
 
@@ -90,7 +114,8 @@ class PlainHttpDecisionTest {
         assertNotNull(decision);
         assertEquals(code.equals("-") ? null : code, decision.code(), decision.toString());
         boolean asksOwner = scheme.equals("http") && source.equals("owner");
-        assertEquals(asksOwner ? List.of(OwnerQuery.Source.OWNER) : List.of(),
+        assertEquals(
+                asksOwner ? List.of(OwnerQuery.Source.OWNER) : List.of(),
                 asked.stream().map(OwnerQuery::source).toList());
         assertEquals(status == 200 ? 1 : 0, origin.connections());
     }

@@ -61,18 +61,31 @@ class PlainHttpTest {
     /** A spawn whose judge allows only {@code 127.0.0.1:<origin>} for plain HTTP, to the origin. */
     private void start(RecordingOrigin answering) throws Exception {
         origin = closing(answering);
-        HostConfig host = new HostConfig(DenyList.DEFAULT, List.of(), List.of(), HostConfig.Dns.DEFAULTS,
-                OwnerConfig.DEFAULTS, limits, HostConfig.Log.DEFAULTS);
-        relay = Relay.builder(host).directory(parent).decisions(decisions::add).judge((policy, request) -> {
-            judged.add(request.kind() + " " + request.target());
-            return CompletableFuture.completedFuture(request.kind() == Request.Kind.HTTP
-                    && request.target().equals("127.0.0.1:" + origin.port())
-                    ? new Verdict.Allow(List.of(origin.address()), List.of(InetAddress.getLoopbackAddress()), "test")
-                    : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
-        }).start();
+        HostConfig host = new HostConfig(
+                DenyList.DEFAULT,
+                List.of(),
+                List.of(),
+                HostConfig.Dns.DEFAULTS,
+                OwnerConfig.DEFAULTS,
+                limits,
+                HostConfig.Log.DEFAULTS);
+        relay = Relay.builder(host)
+                .directory(parent)
+                .decisions(decisions::add)
+                .judge((policy, request) -> {
+                    judged.add(request.kind() + " " + request.target());
+                    return CompletableFuture.completedFuture(
+                            request.kind() == Request.Kind.HTTP
+                                            && request.target().equals("127.0.0.1:" + origin.port())
+                                    ? new Verdict.Allow(
+                                            List.of(origin.address()),
+                                            List.of(InetAddress.getLoopbackAddress()),
+                                            "test")
+                                    : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
+                })
+                .start();
         spawn = relay.open(SpawnPolicyJson.parse("spawn.json", """
-                {"id": "studio", "proxyPort": %d, "hosts": [{"target": "127.0.0.1:%d", "scheme": "http"}]}"""
-                .formatted(PROXY, origin.port())));
+                {"id": "studio", "proxyPort": %d, "hosts": [{"target": "127.0.0.1:%d", "scheme": "http"}]}""".formatted(PROXY, origin.port())));
     }
 
     private <T extends AutoCloseable> T closing(T resource) {
@@ -82,7 +95,10 @@ class PlainHttpTest {
 
     /** Sends {@code request} (with {@code ORIGIN} standing for the origin's host:port) and reads all of the answer. */
     private String exchange(String request) throws Exception {
-        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort(),
+        SpawnClient client = closing(SpawnClient.open(
+                spawn.socket(),
+                Kind.PROXY,
+                spawn.proxyPort(),
                 request.replace("ORIGIN", "127.0.0.1:" + origin.port())));
         return new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
     }
@@ -98,12 +114,15 @@ class PlainHttpTest {
         start(RecordingOrigin.answering("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: keep-alive, X-Hop\r\n"
                 + "Keep-Alive: timeout=5\r\nX-Hop: 1\r\nX-End: 2\r\n\r\nhello"));
 
-        String answer = exchange("GET http://ORIGIN/a/b?c=d HTTP/1.1\r\nHost: ORIGIN\r\nUser-Agent: t\r\n"
-                + "Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic eDp5\r\nConnection: X-Private, TE\r\n"
-                + "X-Private: secret\r\nTE: trailers\r\nKeep-Alive: 300\r\nUpgrade: h2c\r\nTrailer: X\r\nExpect: 100-continue\r\n\r\n");
+        String answer = exchange(
+                "GET http://ORIGIN/a/b?c=d HTTP/1.1\r\nHost: ORIGIN\r\nUser-Agent: t\r\n"
+                        + "Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic eDp5\r\nConnection: X-Private, TE\r\n"
+                        + "X-Private: secret\r\nTE: trailers\r\nKeep-Alive: 300\r\nUpgrade: h2c\r\nTrailer: X\r\nExpect: 100-continue\r\n\r\n");
 
-        assertEquals(List.of("GET /a/b?c=d HTTP/1.1\r\nHost: 127.0.0.1:" + origin.port() + "\r\nUser-Agent: t\r\n"
-                + "Connection: close\r\n\r\n"), origin.received());
+        assertEquals(
+                List.of("GET /a/b?c=d HTTP/1.1\r\nHost: 127.0.0.1:" + origin.port() + "\r\nUser-Agent: t\r\n"
+                        + "Connection: close\r\n\r\n"),
+                origin.received());
         assertEquals("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-End: 2\r\nConnection: close\r\n\r\nhello", answer);
         Decision decision = nextDecision();
         assertEquals("allow", decision.verdict());
@@ -120,8 +139,10 @@ class PlainHttpTest {
                 + "GET http://ORIGIN/two HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
 
         assertTrue(answer.endsWith("\r\n\r\none"), answer);
-        assertEquals(List.of("POST /one HTTP/1.1\r\nHost: 127.0.0.1:" + origin.port()
-                + "\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc"), origin.received());
+        assertEquals(
+                List.of("POST /one HTTP/1.1\r\nHost: 127.0.0.1:" + origin.port()
+                        + "\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc"),
+                origin.received());
         assertEquals(1, origin.connections());
     }
 
@@ -140,33 +161,38 @@ class PlainHttpTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', value = {
-        "CL and TE                | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nContent-Length: 4\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n",
-        "TE and CL                | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding: chunked\\r\\nContent-Length: 4\\r\\n\\r\\n0\\r\\n\\r\\n",
-        "two differing CL         | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nContent-Length: 1\\r\\nContent-Length: 4\\r\\n\\r\\nabcd",
-        "two equal CL             | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nContent-Length: 4\\r\\nContent-Length: 4\\r\\n\\r\\nabcd",
-        "CL list                  | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nContent-Length: 4, 4\\r\\n\\r\\nabcd",
-        "TE not chunked           | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding: gzip\\r\\n\\r\\nabcd",
-        "TE chunked twice         | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding: chunked, chunked\\r\\n\\r\\n0\\r\\n\\r\\n",
-        "TE with a tab            | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding: \\tchunked x\\r\\n\\r\\n0\\r\\n\\r\\n",
-        "TE space before colon    | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding : chunked\\r\\n\\r\\n0\\r\\n\\r\\n",
-        "obs-fold                 | GET http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nX: a\\r\\n\\tb\\r\\n\\r\\n",
-        "obs-fold of TE           | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding:\\r\\n chunked\\r\\n\\r\\n0\\r\\n\\r\\n",
-        "bare LF                  | GET http://ORIGIN/ HTTP/1.1\\nHost: ORIGIN\\r\\n\\r\\n",
-        "bare CR                  | GET http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\rX: y\\r\\n\\r\\n",
-        "NUL                      | GET http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nX: a\\0b\\r\\n\\r\\n",
-        "invalid method           | G@T http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\n\\r\\n",
-        "invalid version          | GET http://ORIGIN/ HTTP/2.0\\r\\nHost: ORIGIN\\r\\n\\r\\n",
-        "lower-case version       | GET http://ORIGIN/ http/1.1\\r\\nHost: ORIGIN\\r\\n\\r\\n",
-        "userinfo                 | GET http://user:pw@ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\n\\r\\n",
-        "Host of another port     | GET http://ORIGIN/ HTTP/1.1\\r\\nHost: 127.0.0.1:1\\r\\n\\r\\n",
-        "no Host                  | GET http://ORIGIN/ HTTP/1.1\\r\\n\\r\\n",
-        "two spaces               | GET  http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\n\\r\\n",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "CL and TE                | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nContent-Length: 4\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n",
+                "TE and CL                | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding: chunked\\r\\nContent-Length: 4\\r\\n\\r\\n0\\r\\n\\r\\n",
+                "two differing CL         | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nContent-Length: 1\\r\\nContent-Length: 4\\r\\n\\r\\nabcd",
+                "two equal CL             | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nContent-Length: 4\\r\\nContent-Length: 4\\r\\n\\r\\nabcd",
+                "CL list                  | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nContent-Length: 4, 4\\r\\n\\r\\nabcd",
+                "TE not chunked           | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding: gzip\\r\\n\\r\\nabcd",
+                "TE chunked twice         | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding: chunked, chunked\\r\\n\\r\\n0\\r\\n\\r\\n",
+                "TE with a tab            | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding: \\tchunked x\\r\\n\\r\\n0\\r\\n\\r\\n",
+                "TE space before colon    | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding : chunked\\r\\n\\r\\n0\\r\\n\\r\\n",
+                "obs-fold                 | GET http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nX: a\\r\\n\\tb\\r\\n\\r\\n",
+                "obs-fold of TE           | POST http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nTransfer-Encoding:\\r\\n chunked\\r\\n\\r\\n0\\r\\n\\r\\n",
+                "bare LF                  | GET http://ORIGIN/ HTTP/1.1\\nHost: ORIGIN\\r\\n\\r\\n",
+                "bare CR                  | GET http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\rX: y\\r\\n\\r\\n",
+                "NUL                      | GET http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\nX: a\\0b\\r\\n\\r\\n",
+                "invalid method           | G@T http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\n\\r\\n",
+                "invalid version          | GET http://ORIGIN/ HTTP/2.0\\r\\nHost: ORIGIN\\r\\n\\r\\n",
+                "lower-case version       | GET http://ORIGIN/ http/1.1\\r\\nHost: ORIGIN\\r\\n\\r\\n",
+                "userinfo                 | GET http://user:pw@ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\n\\r\\n",
+                "Host of another port     | GET http://ORIGIN/ HTTP/1.1\\r\\nHost: 127.0.0.1:1\\r\\n\\r\\n",
+                "no Host                  | GET http://ORIGIN/ HTTP/1.1\\r\\n\\r\\n",
+                "two spaces               | GET  http://ORIGIN/ HTTP/1.1\\r\\nHost: ORIGIN\\r\\n\\r\\n",
+            })
     void anAmbiguousRequestIs400AndNothingReachesUpstream(String shape, String request) throws Exception {
         start(RecordingOrigin.ok("never"));
 
-        String answer = exchange(request.replace("\\r", "\r").replace("\\n", "\n").replace("\\t", "\t").replace("\\0", "\0"));
+        String answer = exchange(request.replace("\\r", "\r")
+                .replace("\\n", "\n")
+                .replace("\\t", "\t")
+                .replace("\\0", "\0"));
 
         assertTrue(answer.startsWith("HTTP/1.1 400 Bad Request\r\n"), shape + ": " + answer);
         assertTrue(answer.contains("\r\nPortcullis-Deny: bad-request\r\n"), answer);
@@ -190,29 +216,36 @@ class PlainHttpTest {
 
     @Test
     void anUpgradeIsNeverPassedThrough() throws Exception {
-        start(RecordingOrigin.answering("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nraw"));
+        start(RecordingOrigin.answering(
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nraw"));
 
-        String answer = exchange("GET http://ORIGIN/ws HTTP/1.1\r\nHost: ORIGIN\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+        String answer = exchange(
+                "GET http://ORIGIN/ws HTTP/1.1\r\nHost: ORIGIN\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
 
         assertTrue(answer.startsWith("HTTP/1.1 502 Bad Gateway\r\n"), answer);
         assertTrue(answer.contains("\r\nPortcullis-Error: bad-response\r\n"), answer);
         assertFalse(answer.contains("raw"));
-        assertFalse(origin.received().getFirst().toLowerCase().contains("upgrade"), origin.received().getFirst());
+        assertFalse(
+                origin.received().getFirst().toLowerCase().contains("upgrade"),
+                origin.received().getFirst());
     }
 
     @ParameterizedTest(name = "{0} -> 502 bad-response")
-    @CsvSource(delimiter = '|', value = {
-        "two lengths     | HTTP/1.1 200 OK\\r\\nContent-Length: 3\\r\\nContent-Length: 4\\r\\n\\r\\nabcd",
-        "not HTTP        | SSH-2.0-OpenSSH_9.6\\r\\n\\r\\n",
-        "a cut body      | HTTP/1.1 200 OK\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n5\\r\\nab",
-        "a bad chunk     | HTTP/1.1 200 OK\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\nzz\\r\\nab\\r\\n0\\r\\n\\r\\n",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "two lengths     | HTTP/1.1 200 OK\\r\\nContent-Length: 3\\r\\nContent-Length: 4\\r\\n\\r\\nabcd",
+                "not HTTP        | SSH-2.0-OpenSSH_9.6\\r\\n\\r\\n",
+                "a cut body      | HTTP/1.1 200 OK\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n5\\r\\nab",
+                "a bad chunk     | HTTP/1.1 200 OK\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\nzz\\r\\nab\\r\\n0\\r\\n\\r\\n",
+            })
     void aMalformedAnswerIsNeverPassedOnWhole(String shape, String raw) throws Exception {
         start(RecordingOrigin.answering(raw.replace("\\r", "\r").replace("\\n", "\n")));
 
         String answer = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
 
-        boolean refused = answer.startsWith("HTTP/1.1 502 Bad Gateway\r\n") && answer.contains("Portcullis-Error: bad-response");
+        boolean refused =
+                answer.startsWith("HTTP/1.1 502 Bad Gateway\r\n") && answer.contains("Portcullis-Error: bad-response");
         boolean cut = answer.startsWith("HTTP/1.1 200 OK\r\n") && !answer.endsWith("\r\n0\r\n\r\n");
         assertTrue(refused || cut, shape + ": " + answer);
         assertEquals("bad-response", nextDecision().code());
@@ -225,7 +258,9 @@ class PlainHttpTest {
         String chunked = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
         String closed = exchange("GET http://ORIGIN/ HTTP/1.0\r\n\r\n");
 
-        assertEquals("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nd\r\nuntil the end\r\n0\r\n\r\n", chunked);
+        assertEquals(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nd\r\nuntil the end\r\n0\r\n\r\n",
+                chunked);
         assertEquals("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end", closed);
         assertTrue(origin.received().get(1).startsWith("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + origin.port() + "\r\n"));
     }
@@ -241,22 +276,46 @@ class PlainHttpTest {
 
     @Test
     void anAnswerOverTheLimitIs502AndARequestBodyOverItIs413() throws Exception {
-        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
-                512, 16_384, 1_048_576, 10, 4, Duration.ofSeconds(30));
+        limits = new HostConfig.Limits(
+                8192,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(15),
+                512,
+                16_384,
+                1_048_576,
+                10,
+                4,
+                Duration.ofSeconds(30));
         start(RecordingOrigin.ok("12345"));
 
         String large = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
         String body = exchange("POST http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\nContent-Length: 11\r\n\r\n01234567890");
 
-        assertTrue(large.startsWith("HTTP/1.1 502 Bad Gateway\r\n") && large.contains("Portcullis-Error: response-too-large"), large);
-        assertTrue(body.startsWith("HTTP/1.1 413 Content Too Large\r\n") && body.contains("Portcullis-Deny: body-too-large"), body);
+        assertTrue(
+                large.startsWith("HTTP/1.1 502 Bad Gateway\r\n")
+                        && large.contains("Portcullis-Error: response-too-large"),
+                large);
+        assertTrue(
+                body.startsWith("HTTP/1.1 413 Content Too Large\r\n")
+                        && body.contains("Portcullis-Deny: body-too-large"),
+                body);
         assertEquals(1, origin.connections());
     }
 
     @Test
     void anUpstreamThatNeverAnswersIs504WhenTheTotalTimeIsUp() throws Exception {
-        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
-                512, 16_384, 1_048_576, 1024, 1024, Duration.ofMillis(300));
+        limits = new HostConfig.Limits(
+                8192,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(15),
+                512,
+                16_384,
+                1_048_576,
+                1024,
+                1024,
+                Duration.ofMillis(300));
         start(RecordingOrigin.answering(""));
 
         String answer = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
@@ -268,8 +327,8 @@ class PlainHttpTest {
 
     @Test
     void aHeadThatIsTooSlowIs408AndOneTooLargeIs431() throws Exception {
-        limits = new HostConfig.Limits(512, Duration.ofMillis(300), Duration.ofSeconds(10), Duration.ofMinutes(15),
-                512, 16_384, 1_048_576);
+        limits = new HostConfig.Limits(
+                512, Duration.ofMillis(300), Duration.ofSeconds(10), Duration.ofMinutes(15), 512, 16_384, 1_048_576);
         start(RecordingOrigin.ok("never"));
 
         String slow = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n");

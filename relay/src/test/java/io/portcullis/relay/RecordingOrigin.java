@@ -82,7 +82,8 @@ final class RecordingOrigin implements AutoCloseable {
         int length = head.indexOf("\r\ncontent-length: ");
         if (length >= 0) {
             int from = length + "\r\ncontent-length: ".length();
-            long n = Long.parseLong(head.substring(from, head.indexOf("\r\n", from)).trim());
+            long n = Long.parseLong(
+                    head.substring(from, head.indexOf("\r\n", from)).trim());
             return text.length() - bodyStart >= n;
         }
         if (head.contains("\r\ntransfer-encoding: chunked")) {

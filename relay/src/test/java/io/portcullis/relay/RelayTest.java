@@ -27,7 +27,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,8 +76,14 @@ class RelayTest {
     }
 
     private SpawnHandle open(String json) throws IOException, ConfigException {
-        HostConfig host = new HostConfig(DenyList.DEFAULT, List.of(), List.of(), HostConfig.Dns.DEFAULTS,
-                OwnerConfig.DEFAULTS, limits, HostConfig.Log.DEFAULTS);
+        HostConfig host = new HostConfig(
+                DenyList.DEFAULT,
+                List.of(),
+                List.of(),
+                HostConfig.Dns.DEFAULTS,
+                OwnerConfig.DEFAULTS,
+                limits,
+                HostConfig.Log.DEFAULTS);
         relay = Relay.builder(host)
                 .directory(parent)
                 .decisions(decisions::add)
@@ -96,7 +101,8 @@ class RelayTest {
 
     private CompletableFuture<Verdict> judge(SpawnPolicy spawn, Request request) {
         Verdict verdict = verdicts.get(request.shown());
-        return CompletableFuture.completedFuture(verdict != null ? verdict : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
+        return CompletableFuture.completedFuture(
+                verdict != null ? verdict : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
     }
 
     private void allow(String shown, InetSocketAddress... dial) {
@@ -115,7 +121,10 @@ class RelayTest {
     }
 
     private SpawnClient tunnel(SpawnHandle spawn, String target) throws IOException {
-        return closing(SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort(),
+        return closing(SpawnClient.open(
+                spawn.socket(),
+                Kind.PROXY,
+                spawn.proxyPort(),
                 "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n"));
     }
 
@@ -152,7 +161,8 @@ class RelayTest {
     @Test
     void aSecondSpawnWithTheSameIdIsRefused() throws Exception {
         open();
-        assertThrows(IllegalStateException.class,
+        assertThrows(
+                IllegalStateException.class,
                 () -> relay.open(SpawnPolicyJson.parse("again.json", "{\"id\": \"studio\", \"hosts\": []}")));
     }
 
@@ -236,7 +246,8 @@ class RelayTest {
         String head = client.readHead();
         assertTrue(head.startsWith("HTTP/1.1 403 Forbidden\r\n"), head);
         assertTrue(head.contains("\r\nPortcullis-Deny: not-listed\r\n"), head);
-        assertEquals("not-listed: " + DenyCode.NOT_LISTED.sentence() + "\n",
+        assertEquals(
+                "not-listed: " + DenyCode.NOT_LISTED.sentence() + "\n",
                 new String(client.readToEnd(), StandardCharsets.UTF_8));
         assertEquals("not-listed", nextDecision().code());
         assertEquals(0, origin.acceptedCount());
@@ -314,8 +325,8 @@ class RelayTest {
         SpawnHandle spawn = open();
         allow("origin.test:443", origin.address());
 
-        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort(),
-                "CONNECT origin.test:443 HTTP/1.1\r\n\r\nget\n"));
+        SpawnClient client = closing(SpawnClient.open(
+                spawn.socket(), Kind.PROXY, spawn.proxyPort(), "CONNECT origin.test:443 HTTP/1.1\r\n\r\nget\n"));
         client.shutdownOutput();
 
         assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
@@ -328,7 +339,8 @@ class RelayTest {
     @Test
     void anIdleTunnelIsClosed() throws Exception {
         limits = withIdle(Duration.ofMillis(300));
-        LoopbackOrigin origin = closing(new LoopbackOrigin(socket -> socket.getInputStream().readAllBytes()));
+        LoopbackOrigin origin =
+                closing(new LoopbackOrigin(socket -> socket.getInputStream().readAllBytes()));
         SpawnHandle spawn = open();
         allow("origin.test:443", origin.address());
 
@@ -344,8 +356,8 @@ class RelayTest {
 
     @Test
     void theSpawnsConnectionBudgetAnswers503() throws Exception {
-        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
-                2, 100, 1 << 20);
+        limits = new HostConfig.Limits(
+                8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 2, 100, 1 << 20);
         LoopbackOrigin origin = closing(LoopbackOrigin.echo());
         SpawnHandle spawn = open();
         allow("origin.test:443", origin.address());
@@ -368,8 +380,8 @@ class RelayTest {
 
     @Test
     void aConnectionCountsAgainstTheBudgetBeforeItsPreamble() throws Exception {
-        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
-                1, 100, 1 << 20);
+        limits = new HostConfig.Limits(
+                8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 1, 100, 1 << 20);
         SpawnHandle spawn = open();
         SpawnClient silent = closing(SpawnClient.connect(spawn.socket()));
         for (long deadline = System.nanoTime() + 5_000_000_000L; spawn.openConnections() == 0; ) {
@@ -386,8 +398,8 @@ class RelayTest {
 
     @Test
     void theRelaysConnectionBudgetCoversEverySpawn() throws Exception {
-        limits = new HostConfig.Limits(8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15),
-                10, 1, 1 << 20);
+        limits = new HostConfig.Limits(
+                8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 10, 1, 1 << 20);
         LoopbackOrigin origin = closing(LoopbackOrigin.echo());
         SpawnHandle spawn = open();
         SpawnHandle other = relay.open(SpawnPolicyJson.parse("other.json", "{\"id\": \"other\", \"hosts\": []}"));
@@ -498,8 +510,14 @@ class RelayTest {
 
     private static HostConfig.Limits withIdle(Duration idle) {
         HostConfig.Limits d = HostConfig.DEFAULTS.limits();
-        return new HostConfig.Limits(d.headerBytes(), d.headerTimeout(), d.connectTimeout(), idle,
-                d.spawnConnections(), d.relayConnections(), d.doorBodyBytes());
+        return new HostConfig.Limits(
+                d.headerBytes(),
+                d.headerTimeout(),
+                d.connectTimeout(),
+                idle,
+                d.spawnConnections(),
+                d.relayConnections(),
+                d.doorBodyBytes());
     }
 
     private static InetSocketAddress closedPort() throws IOException {
@@ -520,5 +538,4 @@ class RelayTest {
         }
         return digest.digest();
     }
-
 }

@@ -41,10 +41,18 @@ final class PeerProcess implements AutoCloseable {
     /** Starts {@code TunnelPeer ARGS...} with a small heap; its standard error goes to ours. */
     static PeerProcess start(String... args) throws IOException {
         String java = ProcessHandle.current().info().command().orElseThrow(() -> new IOException("no path to java"));
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), TunnelPeer.class.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                TunnelPeer.class.getName()));
         command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         return new PeerProcess(args[0], process);
     }
 

@@ -48,16 +48,22 @@ public final class SpawnFootprint {
     public static void main(String[] args) throws Exception {
         int spawns = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         int[] steps = Arrays.stream((args.length > 1 ? args[1] : "2500,5000,9800").split(","))
-                .mapToInt(Integer::parseInt).sorted().toArray();
+                .mapToInt(Integer::parseInt)
+                .sorted()
+                .toArray();
         if (steps.length == 0 || steps[0] <= 0) {
             throw new IllegalArgumentException("tunnels: " + Arrays.toString(steps) + " (expected: positive counts)");
         }
         int most = steps[steps.length - 1];
         Path parent = Files.createTempDirectory("portcullis-bench-");
-        HostConfig host = HostConfigJson.parse("bench-host.json", "{\"limits\": {\"spawnConnections\": " + (most + 10)
-                + ", \"relayConnections\": " + (most + 10) + "}}");
-        try (Relay relay = Relay.builder(host).directory(parent).judge(SpawnFootprint::forwardToLoopback)
-                .decisions(SpawnFootprint::drop).start()) {
+        HostConfig host = HostConfigJson.parse(
+                "bench-host.json",
+                "{\"limits\": {\"spawnConnections\": " + (most + 10) + ", \"relayConnections\": " + (most + 10) + "}}");
+        try (Relay relay = Relay.builder(host)
+                .directory(parent)
+                .judge(SpawnFootprint::forwardToLoopback)
+                .decisions(SpawnFootprint::drop)
+                .start()) {
             openSpawns(relay, spawns);
             idleTunnels(relay, steps);
         } finally {
@@ -67,8 +73,8 @@ public final class SpawnFootprint {
 
     private static CompletableFuture<Verdict> forwardToLoopback(SpawnPolicy spawn, Request request) {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        return CompletableFuture.completedFuture(
-                new Verdict.Allow(List.of(new InetSocketAddress(loopback, request.forwardPort())), List.of(loopback), "bench"));
+        return CompletableFuture.completedFuture(new Verdict.Allow(
+                List.of(new InetSocketAddress(loopback, request.forwardPort())), List.of(loopback), "bench"));
     }
 
     private static void drop(Decision decision) {
@@ -77,7 +83,8 @@ public final class SpawnFootprint {
 
     private static void openSpawns(Relay relay, int count) throws Exception {
         for (int i = 0; i < 200; i++) {
-            relay.open(SpawnPolicyJson.parse("warm", "{\"id\": \"warm-" + i + "\"}")).close();
+            relay.open(SpawnPolicyJson.parse("warm", "{\"id\": \"warm-" + i + "\"}"))
+                    .close();
         }
         long heapBefore = settledHeap();
         long rssBefore = rssBytes();
@@ -92,8 +99,9 @@ public final class SpawnFootprint {
         long heap = settledHeap() - heapBefore;
         long rss = rssBytes() - rssBefore;
         Arrays.sort(nanos);
-        System.out.printf("open a spawn: %d spawns, median %.3f ms, p90 %.3f ms, p99 %.3f ms%n", count,
-                nanos[count / 2] / 1e6, nanos[count * 9 / 10] / 1e6, nanos[count * 99 / 100] / 1e6);
+        System.out.printf(
+                "open a spawn: %d spawns, median %.3f ms, p90 %.3f ms, p99 %.3f ms%n",
+                count, nanos[count / 2] / 1e6, nanos[count * 9 / 10] / 1e6, nanos[count * 99 / 100] / 1e6);
         System.out.printf("per open spawn: heap %.1f KiB, RSS %.1f KiB%n", heap / 1024.0 / count, rss / 1024.0 / count);
         long closing = System.nanoTime();
         open.forEach(SpawnHandle::close);
@@ -103,14 +111,24 @@ public final class SpawnFootprint {
     private static void idleTunnels(Relay relay, int[] steps) throws Exception {
         try (PeerProcess origin = PeerProcess.start("origin")) {
             int port = Integer.parseInt(field(origin.answer(STEP_TIME), "port"));
-            try (SpawnHandle spawn = relay.open(SpawnPolicyJson.parse("spawn",
-                    "{\"id\": \"idle\", \"hosts\": [{\"target\": \"127.0.0.1:" + port + "\", \"scheme\": \"tcp\"}]}"));
-                    PeerProcess clients = PeerProcess.start("clients", spawn.socket().toString(), Integer.toString(port))) {
+            try (SpawnHandle spawn = relay.open(SpawnPolicyJson.parse(
+                            "spawn",
+                            "{\"id\": \"idle\", \"hosts\": [{\"target\": \"127.0.0.1:" + port
+                                    + "\", \"scheme\": \"tcp\"}]}"));
+                    PeerProcess clients =
+                            PeerProcess.start("clients", spawn.socket().toString(), Integer.toString(port))) {
                 Sample base = Sample.take(0);
                 checkFits(base, steps[steps.length - 1]);
-                System.out.printf("idle tunnels: relay process pid %d (limit %d open files), clients pid %d, origin pid %d;"
-                        + " before: %d fds, heap %.1f MiB, RSS %.1f MiB%n", ProcessHandle.current().pid(), base.limit,
-                        clients.pid(), origin.pid(), base.fds, base.heap / MIB, base.rss / MIB);
+                System.out.printf(
+                        "idle tunnels: relay process pid %d (limit %d open files), clients pid %d, origin pid %d;"
+                                + " before: %d fds, heap %.1f MiB, RSS %.1f MiB%n",
+                        ProcessHandle.current().pid(),
+                        base.limit,
+                        clients.pid(),
+                        origin.pid(),
+                        base.fds,
+                        base.heap / MIB,
+                        base.rss / MIB);
                 Sample last = base;
                 for (int n : steps) {
                     String opened = clients.ask("open " + n, STEP_TIME);
@@ -165,10 +183,20 @@ public final class SpawnFootprint {
 
         void print(Sample base, Sample last, int relaySees) {
             int added = n - last.n;
-            System.out.printf("idle tunnels: %d open (relay sees %d), relay process only: per tunnel heap %.2f KiB, RSS %.2f KiB,"
-                    + " fds %.2f; the last %d: heap %.2f KiB, RSS %.2f KiB each; totals heap %.1f MiB, RSS %.1f MiB, %d fds%n",
-                    n, relaySees, (heap - base.heap) / KIB / n, (rss - base.rss) / KIB / n, (fds - base.fds) / (double) n,
-                    added, (heap - last.heap) / KIB / added, (rss - last.rss) / KIB / added, heap / MIB, rss / MIB, fds);
+            System.out.printf(
+                    "idle tunnels: %d open (relay sees %d), relay process only: per tunnel heap %.2f KiB, RSS %.2f KiB,"
+                            + " fds %.2f; the last %d: heap %.2f KiB, RSS %.2f KiB each; totals heap %.1f MiB, RSS %.1f MiB, %d fds%n",
+                    n,
+                    relaySees,
+                    (heap - base.heap) / KIB / n,
+                    (rss - base.rss) / KIB / n,
+                    (fds - base.fds) / (double) n,
+                    added,
+                    (heap - last.heap) / KIB / added,
+                    (rss - last.rss) / KIB / added,
+                    heap / MIB,
+                    rss / MIB,
+                    fds);
         }
     }
 
@@ -181,7 +209,8 @@ public final class SpawnFootprint {
     private static long openFilesLimit() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
             if (line.startsWith("Max open files")) {
-                return Long.parseLong(line.substring("Max open files".length()).trim().split("\\s+")[0]);
+                return Long.parseLong(
+                        line.substring("Max open files".length()).trim().split("\\s+")[0]);
             }
         }
         throw new IOException("no Max open files in /proc/self/limits");

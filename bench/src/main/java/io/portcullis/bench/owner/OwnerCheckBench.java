@@ -51,7 +51,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class OwnerCheckBench {
     private static final int GATEWAY_UID = 4100;
     private static final int OTHER_UID = 4200;
-    private static final String LISTENER = String.join("\n",
+    private static final String LISTENER = String.join(
+            "\n",
             "import socket, sys",
             "s = socket.socket()",
             "s.bind(('127.0.0.1', 0))",
@@ -90,21 +91,41 @@ public class OwnerCheckBench {
     }
 
     private static Process listen(int uid, Path folder) throws IOException {
-        return new ProcessBuilder("setpriv", "--reuid", Integer.toString(uid), "--regid", Integer.toString(uid),
-                "--clear-groups", "/usr/bin/python3", "-c", LISTENER).directory(folder.toFile()).start();
+        return new ProcessBuilder(
+                        "setpriv",
+                        "--reuid",
+                        Integer.toString(uid),
+                        "--regid",
+                        Integer.toString(uid),
+                        "--clear-groups",
+                        "/usr/bin/python3",
+                        "-c",
+                        LISTENER)
+                .directory(folder.toFile())
+                .start();
     }
 
     private static OwnerQuery query(Process listener) throws IOException {
-        String port = new BufferedReader(new InputStreamReader(listener.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        String port =
+                new BufferedReader(new InputStreamReader(listener.getInputStream(), StandardCharsets.UTF_8)).readLine();
         if (port == null) {
             throw new IllegalStateException("the listener did not start (root, setpriv and python3 needed)");
         }
-        return new OwnerQuery("studio", OwnerQuery.Source.OWNER, InetAddress.ofLiteral("127.0.0.1"), Integer.parseInt(port.strip()));
+        return new OwnerQuery(
+                "studio", OwnerQuery.Source.OWNER, InetAddress.ofLiteral("127.0.0.1"), Integer.parseInt(port.strip()));
     }
 
     private static OwnerConfig config(Duration window) {
-        return new OwnerConfig(GATEWAY_UID, 0, List.of(Path.of("/nonexistent-checkout")), List.of(), Set.of("studio"),
-                List.of(), Map.of(), OwnerConfig.DEFAULT_DOCKER_ENDPOINT, window);
+        return new OwnerConfig(
+                GATEWAY_UID,
+                0,
+                List.of(Path.of("/nonexistent-checkout")),
+                List.of(),
+                Set.of("studio"),
+                List.of(),
+                Map.of(),
+                OwnerConfig.DEFAULT_DOCKER_ENDPOINT,
+                window);
     }
 
     @TearDown(Level.Trial)

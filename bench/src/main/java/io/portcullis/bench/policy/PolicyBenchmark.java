@@ -82,9 +82,10 @@ public class PolicyBenchmark {
         v4 = addresses("93.184.216.34").get(0);
         v6 = addresses("2606:2800:220:1:248:1893:25c8:1946").get(0);
         spawn = SpawnPolicyJson.parse("bench", SPAWN);
-        Resolver warm = name -> CompletableFuture.completedFuture(ANSWERS.containsKey(name)
-                ? Resolution.resolved(ANSWERS.get(name))
-                : Resolution.failed(Resolution.Outcome.FAILED, name));
+        Resolver warm = name -> CompletableFuture.completedFuture(
+                ANSWERS.containsKey(name)
+                        ? Resolution.resolved(ANSWERS.get(name))
+                        : Resolution.failed(Resolution.Outcome.FAILED, name));
         OwnAddresses own = new OwnAddresses(Set.copyOf(addresses("203.0.113.7", "192.168.1.2")));
         decider = new Decider(new Rules(HostConfig.DEFAULTS), warm, () -> own, OwnerCheck.failClosed("bench"));
     }

@@ -75,7 +75,8 @@ public record Preamble(Kind kind, int port) {
      */
     public static Preamble decode(ByteBuffer buffer) {
         if (buffer.remaining() < LENGTH) {
-            throw new IllegalArgumentException("buffer: " + buffer.remaining() + " bytes (expected: >= " + LENGTH + ")");
+            throw new IllegalArgumentException(
+                    "buffer: " + buffer.remaining() + " bytes (expected: >= " + LENGTH + ")");
         }
         byte[] bytes = new byte[LENGTH];
         buffer.get(bytes);

@@ -50,7 +50,10 @@ class PreambleTest {
     @ParameterizedTest(name = "{0} -> position 8, then the client's bytes")
     @MethodSource("valid")
     void decodingFromABufferLeavesTheClientBytes(PreambleVectors.Vector vector) {
-        ByteBuffer buffer = ByteBuffer.allocate(Preamble.LENGTH + 3).put(vector.bytes()).put(new byte[] {'G', 'E', 'T'}).flip();
+        ByteBuffer buffer = ByteBuffer.allocate(Preamble.LENGTH + 3)
+                .put(vector.bytes())
+                .put(new byte[] {'G', 'E', 'T'})
+                .flip();
         assertEquals(vector.expected(), Preamble.decode(buffer));
         assertEquals(Preamble.LENGTH, buffer.position());
     }
@@ -62,8 +65,10 @@ class PreambleTest {
             -1    | port: -1 (expected: 1-65535)
             """)
     void refusesPortOutOfRange(int port, String message) {
-        assertEquals(message, assertThrows(IllegalArgumentException.class, () -> new Preamble(Preamble.Kind.PROXY, port))
-                .getMessage());
+        assertEquals(
+                message,
+                assertThrows(IllegalArgumentException.class, () -> new Preamble(Preamble.Kind.PROXY, port))
+                        .getMessage());
     }
 
     @ParameterizedTest(name = "{0} bytes -> refused")

@@ -48,7 +48,8 @@ public final class PreambleVectors {
             if (in == null) {
                 throw new IllegalStateException(RESOURCE + ": not on the test classpath");
             }
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII).lines()
+            return new String(in.readAllBytes(), StandardCharsets.US_ASCII)
+                    .lines()
                     .filter(line -> !line.isBlank() && !line.startsWith("#"))
                     .map(PreambleVectors::row)
                     .toList();
@@ -75,6 +76,7 @@ public final class PreambleVectors {
             return new Vector(fields[0], bytes, null);
         }
         String[] kindPort = fields[1].split(":");
-        return new Vector(fields[0], bytes, new Preamble(Preamble.Kind.valueOf(kindPort[0]), Integer.parseInt(kindPort[1])));
+        return new Vector(
+                fields[0], bytes, new Preamble(Preamble.Kind.valueOf(kindPort[0]), Integer.parseInt(kindPort[1])));
     }
 }

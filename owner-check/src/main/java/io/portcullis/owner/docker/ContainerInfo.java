@@ -12,8 +12,8 @@ import java.util.Set;
  * @param name without Docker's leading slash
  * @param addresses its own addresses on every Docker network it joined
  */
-public record ContainerInfo(String id, String name, Map<String, String> labels, List<Published> ports,
-        Set<InetAddress> addresses) {
+public record ContainerInfo(
+        String id, String name, Map<String, String> labels, List<Published> ports, Set<InetAddress> addresses) {
 
     public static final String PROJECT = "com.docker.compose.project";
     public static final String WORKING_DIR = "com.docker.compose.project.working_dir";
@@ -36,8 +36,10 @@ public record ContainerInfo(String id, String name, Map<String, String> labels, 
         }
 
         boolean answers(InetAddress target, int targetPort) {
-            return port == targetPort && protocol.equals("tcp")
-                    && (hostIp == null || hostIp.equals(target)
+            return port == targetPort
+                    && protocol.equals("tcp")
+                    && (hostIp == null
+                            || hostIp.equals(target)
                             || (hostIp.isAnyLocalAddress() && hostIp.getClass() == target.getClass()));
         }
     }

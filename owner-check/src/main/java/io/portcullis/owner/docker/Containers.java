@@ -27,8 +27,8 @@ final class Containers {
         }
         return Arrays.stream(c.getPorts())
                 .filter(p -> p.getPublicPort() != null && p.getPublicPort() > 0)
-                .map(p -> new ContainerInfo.Published(literal(p.getIp()), p.getPublicPort(),
-                        p.getType() == null ? "tcp" : p.getType()))
+                .map(p -> new ContainerInfo.Published(
+                        literal(p.getIp()), p.getPublicPort(), p.getType() == null ? "tcp" : p.getType()))
                 .toList();
     }
 

@@ -65,7 +65,9 @@ public final class DockerApiView implements DockerView, AutoCloseable {
         synchronized (lock) {
             try {
                 stale = false;
-                List<ContainerInfo> listed = client.listContainersCmd().exec().stream().map(Containers::info).toList();
+                List<ContainerInfo> listed = client.listContainersCmd().exec().stream()
+                        .map(Containers::info)
+                        .toList();
                 view = listed;
                 return listed;
             } catch (RuntimeException e) {

@@ -33,13 +33,27 @@ final class InetDiag {
         int attribute = 4 + bytecode;
         int length = NLMSG_HDRLEN + 56 + attribute;
         ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.nativeOrder());
-        b.putInt(length).putShort(SOCK_DIAG_BY_FAMILY).putShort(NLM_F_REQUEST_DUMP).putInt(seq).putInt(0);
+        b.putInt(length)
+                .putShort(SOCK_DIAG_BY_FAMILY)
+                .putShort(NLM_F_REQUEST_DUMP)
+                .putInt(seq)
+                .putInt(0);
         b.put(family).put((byte) protocol).put((byte) 0).put((byte) 0).putInt(1 << TCP_LISTEN);
         b.put(new byte[48]);
         b.putShort((short) attribute).putShort(INET_DIAG_REQ_BYTECODE);
         // sport >= port, else reject (jump past the end); then sport <= port, else reject.
-        b.put(BC_S_GE).put((byte) 8).putShort((short) 20).put((byte) 0).put((byte) 0).putShort((short) port);
-        b.put(BC_S_LE).put((byte) 8).putShort((short) 12).put((byte) 0).put((byte) 0).putShort((short) port);
+        b.put(BC_S_GE)
+                .put((byte) 8)
+                .putShort((short) 20)
+                .put((byte) 0)
+                .put((byte) 0)
+                .putShort((short) port);
+        b.put(BC_S_LE)
+                .put((byte) 8)
+                .putShort((short) 12)
+                .put((byte) 0)
+                .put((byte) 0)
+                .putShort((short) port);
         return b.flip();
     }
 
@@ -56,7 +70,8 @@ final class InetDiag {
             short type = bytes.getShort(start + 4);
             int messageSeq = bytes.getInt(start + 8);
             if (length < NLMSG_HDRLEN || length > bytes.remaining()) {
-                throw new IOException("sock_diag: message length " + length + " (expected: 16-" + bytes.remaining() + ")");
+                throw new IOException(
+                        "sock_diag: message length " + length + " (expected: 16-" + bytes.remaining() + ")");
             }
             if (messageSeq != seq) {
                 throw new IOException("sock_diag: sequence " + messageSeq + " (expected: " + seq + ")");
@@ -65,12 +80,14 @@ final class InetDiag {
                 return true;
             }
             if (type == NLMSG_ERROR) {
-                String errno = length >= NLMSG_HDRLEN + 4 ? Integer.toString(bytes.getInt(start + NLMSG_HDRLEN)) : "(truncated)";
+                String errno = length >= NLMSG_HDRLEN + 4
+                        ? Integer.toString(bytes.getInt(start + NLMSG_HDRLEN))
+                        : "(truncated)";
                 throw new IOException("sock_diag: kernel error " + errno);
             }
             if (type == SOCK_DIAG_BY_FAMILY && length >= NLMSG_HDRLEN + DIAG_MSG_LEN) {
-                TcpListener listener = listener(bytes.slice(start + NLMSG_HDRLEN, length - NLMSG_HDRLEN)
-                        .order(ByteOrder.nativeOrder()));
+                TcpListener listener = listener(
+                        bytes.slice(start + NLMSG_HDRLEN, length - NLMSG_HDRLEN).order(ByteOrder.nativeOrder()));
                 if (listener.port() == port) {
                     into.add(listener);
                 }
@@ -94,8 +111,14 @@ final class InetDiag {
         int uid = m.getInt(64);
         long inode = Integer.toUnsignedLong(m.getInt(68));
         boolean v6Only = v6Only(m);
-        return Addresses.listener(family == AF_INET ? TcpListener.Family.INET : TcpListener.Family.INET6, raw, port, uid,
-                inode, v6Only, ifindex);
+        return Addresses.listener(
+                family == AF_INET ? TcpListener.Family.INET : TcpListener.Family.INET6,
+                raw,
+                port,
+                uid,
+                inode,
+                v6Only,
+                ifindex);
     }
 
     private static boolean v6Only(ByteBuffer m) {
@@ -122,8 +145,9 @@ final class InetDiag {
     static final class Addresses {
         private Addresses() {}
 
-        static TcpListener listener(TcpListener.Family family, byte[] raw, int port, int uid, long inode, boolean v6Only,
-                int ifindex) throws IOException {
+        static TcpListener listener(
+                TcpListener.Family family, byte[] raw, int port, int uid, long inode, boolean v6Only, int ifindex)
+                throws IOException {
             try {
                 boolean mapped = raw.length == 16 && isMapped(raw);
                 InetAddress address = InetAddress.getByAddress(mapped ? Arrays.copyOfRange(raw, 12, 16) : raw);

@@ -100,8 +100,10 @@ final class ProcFdScan implements ProcessSource {
             }
             if (before.startTime() == after.startTime()) {
                 if (unreadable != null) {
-                    throw new IOException("process " + pid + " holds the socket but its argv, cwd, exe or status cannot be read: "
-                            + unreadable.getMessage(), unreadable);
+                    throw new IOException(
+                            "process " + pid + " holds the socket but its argv, cwd, exe or status cannot be read: "
+                                    + unreadable.getMessage(),
+                            unreadable);
                 }
                 return new Holder(process, still);
             }
@@ -154,7 +156,9 @@ final class ProcFdScan implements ProcessSource {
     /** The pid a process or thread directory belongs to: {@code <pid>} or {@code <pid>/task/<tid>}. */
     private static long pid(Path dir) {
         Path name = dir.getParent().getFileName();
-        return Long.parseLong((name.toString().equals("task") ? dir.getParent().getParent() : dir).getFileName().toString());
+        return Long.parseLong((name.toString().equals("task") ? dir.getParent().getParent() : dir)
+                .getFileName()
+                .toString());
     }
 
     /** What a fd table holds: whether it has any fd at all, and the fds that hold asked inodes. */
@@ -226,7 +230,8 @@ final class ProcFdScan implements ProcessSource {
             }
             try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
                 for (Path thread : threads) {
-                    if (!thread.getFileName().equals(dir.getFileName()) && !fds(thread, sockets, ownerUid).none()) {
+                    if (!thread.getFileName().equals(dir.getFileName())
+                            && !fds(thread, sockets, ownerUid).none()) {
                         return thread;
                     }
                 }
@@ -266,7 +271,8 @@ final class ProcFdScan implements ProcessSource {
         } catch (NoSuchFileException gone) {
             return;
         }
-        throw new IOException("cannot read the fds of process " + pid + " of uid " + ownerUid + ": permission refused", e);
+        throw new IOException(
+                "cannot read the fds of process " + pid + " of uid " + ownerUid + ": permission refused", e);
     }
 
     private static String link(Path fd) throws IOException {

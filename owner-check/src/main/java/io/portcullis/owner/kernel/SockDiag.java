@@ -32,16 +32,31 @@ final class SockDiag implements ListenerSource {
     private static final VarHandle ERRNO =
             CALL_STATE.varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
     private static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");
-    private static final MethodHandle SOCKET = downcall("socket",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle SENDTO = downcall("sendto",
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-    private static final MethodHandle RECV = downcall("recv",
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
+    private static final MethodHandle SOCKET = downcall(
+            "socket",
+            FunctionDescriptor.of(
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle SENDTO = downcall(
+            "sendto",
+            FunctionDescriptor.of(
+                    ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT,
+                    ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT,
+                    ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_INT));
+    private static final MethodHandle RECV = downcall(
+            "recv",
+            FunctionDescriptor.of(
+                    ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT,
+                    ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_LONG,
                     ValueLayout.JAVA_INT));
     private static final MethodHandle CLOSE = LINKER.downcallHandle(
-            LINKER.defaultLookup().findOrThrow("close"), FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+            LINKER.defaultLookup().findOrThrow("close"),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
         return LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow(name), descriptor, CAPTURE);
@@ -78,7 +93,8 @@ final class SockDiag implements ListenerSource {
         }
     }
 
-    private static void receive(int fd, MemorySegment buffer, MemorySegment state, int seq, int port, List<TcpListener> into)
+    private static void receive(
+            int fd, MemorySegment buffer, MemorySegment state, int seq, int port, List<TcpListener> into)
             throws IOException {
         while (true) {
             long length = call(RECV, "recv", state, fd, buffer, buffer.byteSize(), 0);

@@ -11,8 +11,15 @@ import java.util.Objects;
  *     listener and is recorded with {@code mapped} set, because Java folds such addresses to IPv4
  * @param ifindex the bound device, 0 when none
  */
-public record TcpListener(Family family, InetAddress address, boolean mapped, int port, int uid, long inode,
-        boolean v6Only, int ifindex) {
+public record TcpListener(
+        Family family,
+        InetAddress address,
+        boolean mapped,
+        int port,
+        int uid,
+        long inode,
+        boolean v6Only,
+        int ifindex) {
 
     /** The socket's address family, which is not always the family of {@link #address()}. */
     public enum Family {

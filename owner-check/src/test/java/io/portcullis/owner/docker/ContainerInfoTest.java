@@ -27,7 +27,8 @@ class ContainerInfoTest {
     })
     void publishes(String hostIp, int port, String protocol, String target, int targetPort, boolean answers) {
         InetAddress ip = hostIp.equals("-") ? null : InetAddress.ofLiteral(hostIp);
-        ContainerInfo c = new ContainerInfo("c1", "web", Map.of(), List.of(new ContainerInfo.Published(ip, port, protocol)), Set.of());
+        ContainerInfo c = new ContainerInfo(
+                "c1", "web", Map.of(), List.of(new ContainerInfo.Published(ip, port, protocol)), Set.of());
         assertEquals(answers, c.publishes(InetAddress.ofLiteral(target), targetPort));
     }
 }

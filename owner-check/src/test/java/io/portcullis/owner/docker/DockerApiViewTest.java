@@ -26,7 +26,8 @@ class DockerApiViewTest {
             view.containers(true);
             DockerWorld.Container c = DOCKER.start(Map.of(ContainerInfo.PROJECT, "studio"), true);
             eventually(() -> seen(view, c.id()));
-            assertTrue(view.containers(false).stream().filter(i -> i.id().equals(c.id()))
+            assertTrue(view.containers(false).stream()
+                    .filter(i -> i.id().equals(c.id()))
                     .allMatch(i -> i.publishes(java.net.InetAddress.ofLiteral("127.0.0.1"), c.port())
                             && i.addresses().contains(c.address())
                             && i.labels().get(ContainerInfo.PROJECT).equals("studio")));

@@ -34,9 +34,22 @@ class AnsweringTest {
         "INET6, ::,        false, false, 2,   ::1,       false",
         "INET,  10.0.0.5,  false, false, 0,   10.0.0.5,  true",
     })
-    void decides(TcpListener.Family family, String bound, boolean mapped, boolean v6Only, int ifindex, String target,
+    void decides(
+            TcpListener.Family family,
+            String bound,
+            boolean mapped,
+            boolean v6Only,
+            int ifindex,
+            String target,
             boolean answers) {
-        TcpListener listener = new TcpListener(family, InetAddress.ofLiteral(bound), mapped, 80, 0, 1, v6Only,
+        TcpListener listener = new TcpListener(
+                family,
+                InetAddress.ofLiteral(bound),
+                mapped,
+                80,
+                0,
+                1,
+                v6Only,
                 ifindex == 1 ? LO : ifindex == 2 ? ETH : 0);
         List<TcpListener> found = Answering.answering(List.of(listener), InetAddress.ofLiteral(target), LO);
         assertEquals(answers, found.equals(List.of(listener)));

@@ -20,7 +20,9 @@ class InetDiagFuzzTest {
         try {
             InetDiag.parse(ByteBuffer.wrap(datagram), 1, 8080, found);
         } catch (IOException refused) {
-            assertTrue(refused.getMessage().startsWith("sock_diag: ") || refused.getMessage().startsWith("address"),
+            assertTrue(
+                    refused.getMessage().startsWith("sock_diag: ")
+                            || refused.getMessage().startsWith("address"),
                     refused.getMessage());
         }
         assertTrue(found.stream().allMatch(l -> l.port() == 8080));

@@ -39,13 +39,16 @@ class InetDiagTest {
         ByteBuffer answer = datagram(message(10, "::1", 8080, 4100, 99, 1, true), done());
         List<TcpListener> found = new ArrayList<>();
         assertTrue(InetDiag.parse(answer, SEQ, 8080, found));
-        assertEquals(List.of(new TcpListener(TcpListener.Family.INET6, InetAddress.ofLiteral("::1"), false, 8080, 4100, 99, true, 1)),
+        assertEquals(
+                List.of(new TcpListener(
+                        TcpListener.Family.INET6, InetAddress.ofLiteral("::1"), false, 8080, 4100, 99, true, 1)),
                 found);
     }
 
     @Test
     void keepsOnlyTheAskedPortAndWaitsForDone() throws IOException {
-        ByteBuffer answer = datagram(message(2, "127.0.0.1", 8080, 0, 5, 0, false), message(2, "127.0.0.1", 9090, 0, 6, 0, false));
+        ByteBuffer answer =
+                datagram(message(2, "127.0.0.1", 8080, 0, 5, 0, false), message(2, "127.0.0.1", 9090, 0, 6, 0, false));
         List<TcpListener> found = new ArrayList<>();
         assertFalse(InetDiag.parse(answer, SEQ, 9090, found));
         assertEquals(1, found.size());
@@ -55,7 +58,12 @@ class InetDiagTest {
     @Test
     void aKernelErrorIsAnError() {
         ByteBuffer error = ByteBuffer.allocate(36).order(ByteOrder.nativeOrder());
-        error.putInt(36).putShort((short) 2).putShort((short) 0).putInt(SEQ).putInt(0).putInt(-13);
+        error.putInt(36)
+                .putShort((short) 2)
+                .putShort((short) 0)
+                .putInt(SEQ)
+                .putInt(0)
+                .putInt(-13);
         error.position(36).flip();
         assertThrows(IOException.class, () -> InetDiag.parse(error, SEQ, 80, new ArrayList<>()));
     }
@@ -82,10 +90,16 @@ class InetDiagTest {
 
     private static ByteBuffer done() {
         ByteBuffer b = ByteBuffer.allocate(20).order(ByteOrder.nativeOrder());
-        return b.putInt(20).putShort((short) 3).putShort((short) 2).putInt(SEQ).putInt(0).putInt(0);
+        return b.putInt(20)
+                .putShort((short) 3)
+                .putShort((short) 2)
+                .putInt(SEQ)
+                .putInt(0)
+                .putInt(0);
     }
 
-    private static ByteBuffer message(int family, String address, int port, int uid, int inode, int ifindex, boolean v6Only) {
+    private static ByteBuffer message(
+            int family, String address, int port, int uid, int inode, int ifindex, boolean v6Only) {
         int length = 16 + 72 + (family == 10 ? 8 : 0);
         ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.nativeOrder());
         b.putInt(length).putShort((short) 20).putShort((short) 2).putInt(SEQ).putInt(0);
@@ -96,7 +110,10 @@ class InetDiagTest {
         b.putInt(ifindex).putLong(0);
         b.putInt(0).putInt(0).putInt(0).putInt(uid).putInt(inode);
         if (family == 10) {
-            b.putShort((short) 5).putShort((short) 11).put((byte) (v6Only ? 1 : 0)).put(new byte[3]);
+            b.putShort((short) 5)
+                    .putShort((short) 11)
+                    .put((byte) (v6Only ? 1 : 0))
+                    .put(new byte[3]);
         }
         return b;
     }

@@ -22,9 +22,14 @@ class ProcFdScanTest {
     @Test
     void findsTheListenerProcessWithArgvCwdAndExe() throws IOException {
         Path folder = PythonListener.openFolder("owner-scan");
-        try (PythonListener listener = PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(folder).arg("--marker").start()) {
+        try (PythonListener listener = PythonListener.v4("127.0.0.1")
+                .uid(GATEWAY_UID)
+                .cwd(folder)
+                .arg("--marker")
+                .start()) {
             TcpListener socket = new SockDiag().listening(listener.port()).getFirst();
-            List<ProcessInfo> holders = scan.holding(Set.of(socket.inode()), GATEWAY_UID).get(socket.inode());
+            List<ProcessInfo> holders =
+                    scan.holding(Set.of(socket.inode()), GATEWAY_UID).get(socket.inode());
             assertEquals(1, holders.size(), holders::toString);
             ProcessInfo p = holders.getFirst();
             assertEquals(listener.pid(), p.pid());
@@ -43,7 +48,8 @@ class ProcFdScanTest {
     @Test
     void aProcessGoneBeforeItsFdsWereReadIsSkipped(@TempDir Path root) throws IOException {
         Files.createDirectories(root.resolve("41"));
-        assertEquals(Map.of(77L, List.of()), ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0));
+        assertEquals(
+                Map.of(77L, List.of()), ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0));
     }
 
     @Test
@@ -52,7 +58,9 @@ class ProcFdScanTest {
         Files.createDirectories(dir.resolve("fd"));
         Files.createSymbolicLink(dir.resolve("fd/3"), Path.of("socket:[77]"));
         Files.writeString(dir.resolve("stat"), stat(42));
-        IOException e = assertThrows(IOException.class, () -> ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0));
+        IOException e = assertThrows(
+                IOException.class,
+                () -> ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0));
         assertTrue(e.getMessage().contains("42"), e.getMessage());
     }
 
@@ -61,8 +69,11 @@ class ProcFdScanTest {
         fakeProcess(root, 50, 0, 77);
         Files.delete(root.resolve("50/stat"));
         fakeProcess(root, 60, GATEWAY_UID, 77);
-        assertEquals(List.of(60L), ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0).get(77L).stream()
-                .map(ProcessInfo::pid).toList());
+        assertEquals(
+                List.of(60L),
+                ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L), 0).get(77L).stream()
+                        .map(ProcessInfo::pid)
+                        .toList());
     }
 
     @Test
@@ -82,14 +93,27 @@ class ProcFdScanTest {
                         os._exit(0)
                     os.waitpid(pid, 0)
                 """;
-        Process process = new ProcessBuilder("setpriv", "--reuid", "" + GATEWAY_UID, "--regid", "" + GATEWAY_UID,
-                "--clear-groups", "/usr/bin/python3", "-c", server).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(
+                        "setpriv",
+                        "--reuid",
+                        "" + GATEWAY_UID,
+                        "--regid",
+                        "" + GATEWAY_UID,
+                        "--clear-groups",
+                        "/usr/bin/python3",
+                        "-c",
+                        server)
+                .redirectErrorStream(true)
+                .start();
         try {
-            int port = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
-                    java.nio.charset.StandardCharsets.US_ASCII)).readLine().strip());
+            int port = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(
+                            process.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII))
+                    .readLine()
+                    .strip());
             long inode = new SockDiag().listening(port).getFirst().inode();
             for (int i = 0; i < 200; i++) {
-                List<ProcessInfo> holders = scan.holding(Set.of(inode), GATEWAY_UID).get(inode);
+                List<ProcessInfo> holders =
+                        scan.holding(Set.of(inode), GATEWAY_UID).get(inode);
                 assertTrue(holders.stream().anyMatch(p -> p.pid() == process.pid()), holders::toString);
             }
         } finally {
@@ -108,11 +132,23 @@ class ProcFdScanTest {
                 print(s.getsockname()[1], flush=True)
                 ctypes.CDLL(None, use_errno=True).syscall(60, 0)
                 """;
-        Process process = new ProcessBuilder("setpriv", "--reuid", "" + GATEWAY_UID, "--regid", "" + GATEWAY_UID,
-                "--clear-groups", "/usr/bin/python3", "-c", server).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(
+                        "setpriv",
+                        "--reuid",
+                        "" + GATEWAY_UID,
+                        "--regid",
+                        "" + GATEWAY_UID,
+                        "--clear-groups",
+                        "/usr/bin/python3",
+                        "-c",
+                        server)
+                .redirectErrorStream(true)
+                .start();
         try {
-            int port = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
-                    java.nio.charset.StandardCharsets.US_ASCII)).readLine().strip());
+            int port = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(
+                            process.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII))
+                    .readLine()
+                    .strip());
             Path fds = Path.of("/proc/" + process.pid() + "/fd");
             for (int i = 0; i < 100 && Files.list(fds).findAny().isPresent(); i++) {
                 Thread.sleep(20);
@@ -120,7 +156,10 @@ class ProcFdScanTest {
             assertTrue(Files.list(fds).findAny().isEmpty(), "the main thread did not exit");
             long inode = new SockDiag().listening(port).getFirst().inode();
             List<ProcessInfo> holders = scan.holding(Set.of(inode), GATEWAY_UID).get(inode);
-            assertEquals(List.of(process.pid()), holders.stream().map(ProcessInfo::pid).toList(), holders::toString);
+            assertEquals(
+                    List.of(process.pid()),
+                    holders.stream().map(ProcessInfo::pid).toList(),
+                    holders::toString);
             assertEquals(GATEWAY_UID, holders.getFirst().uid());
             assertEquals("/usr/bin/python3", holders.getFirst().argv().getFirst());
         } finally {
@@ -133,11 +172,17 @@ class ProcFdScanTest {
         fakeProcess(root, 50, 0, 77);
         fakeProcess(root, 60, GATEWAY_UID, 77);
         fakeProcess(root, 70, GATEWAY_UID, 78);
-        Map<Long, List<ProcessInfo>> holders = ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L, 78L, 79L), GATEWAY_UID);
-        assertEquals(List.of(60L, 50L), holders.get(77L).stream().map(ProcessInfo::pid).toList());
-        assertEquals(List.of(70L), holders.get(78L).stream().map(ProcessInfo::pid).toList());
+        Map<Long, List<ProcessInfo>> holders =
+                ProcessSource.system(new ProcRoot(root)).holding(Set.of(77L, 78L, 79L), GATEWAY_UID);
+        assertEquals(
+                List.of(60L, 50L),
+                holders.get(77L).stream().map(ProcessInfo::pid).toList());
+        assertEquals(
+                List.of(70L), holders.get(78L).stream().map(ProcessInfo::pid).toList());
         assertEquals(List.of(), holders.get(79L));
-        assertEquals(List.of("/srv/app/run", "--port=8080"), holders.get(77L).getFirst().argv());
+        assertEquals(
+                List.of("/srv/app/run", "--port=8080"),
+                holders.get(77L).getFirst().argv());
         assertEquals("/srv/app", holders.get(77L).getFirst().cwd());
     }
 
@@ -146,15 +191,19 @@ class ProcFdScanTest {
         Files.createDirectories(dir.resolve("fd"));
         Files.createSymbolicLink(dir.resolve("fd/0"), Path.of("/dev/null"));
         Files.createSymbolicLink(dir.resolve("fd/5"), Path.of("socket:[" + inode + "]"));
-        Files.write(dir.resolve("cmdline"), "/srv/app/run\0--port=8080\0".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Files.write(
+                dir.resolve("cmdline"),
+                "/srv/app/run\0--port=8080\0".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         Files.createSymbolicLink(dir.resolve("cwd"), Path.of("/srv/app"));
         Files.createSymbolicLink(dir.resolve("exe"), Path.of("/srv/app/run"));
-        Files.writeString(dir.resolve("status"), "Name:\trun\nUid:\t" + uid + "\t" + uid + "\t" + uid + "\t" + uid + "\n");
+        Files.writeString(
+                dir.resolve("status"), "Name:\trun\nUid:\t" + uid + "\t" + uid + "\t" + uid + "\t" + uid + "\n");
         Files.writeString(dir.resolve("stat"), stat(pid));
     }
 
     /** A {@code stat} line as the kernel writes it, with a command name holding a space and a paren. */
     private static String stat(int pid) {
-        return pid + " (run (x) y) S 1 " + pid + " " + pid + " 0 -1 4194560 100 0 0 0 1 1 0 0 20 0 1 0 123456 1000 10\n";
+        return pid + " (run (x) y) S 1 " + pid + " " + pid
+                + " 0 -1 4194560 100 0 0 0 1 1 0 0 20 0 1 0 123456 1000 10\n";
     }
 }

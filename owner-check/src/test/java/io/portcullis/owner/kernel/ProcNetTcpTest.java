@@ -28,7 +28,9 @@ class ProcNetTcpTest {
     void readsEachListener(int port, TcpListener.Family family, String address, boolean mapped, int uid, long inode)
             throws IOException {
         List<TcpListener> found = tables.listening(port);
-        assertEquals(List.of(new TcpListener(family, java.net.InetAddress.ofLiteral(address), mapped, port, uid, inode, false, 0)),
+        assertEquals(
+                List.of(new TcpListener(
+                        family, java.net.InetAddress.ofLiteral(address), mapped, port, uid, inode, false, 0)),
                 found);
     }
 
@@ -43,14 +45,17 @@ class ProcNetTcpTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "too few fields|   0: 0100007F:B3B1 00000000:0000 0A",
-        "short address|   0: 00007F:B3B1 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 1 1",
-        "bad port|   0: 0100007F:ZZZZ 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 1 1",
-        "bad uid|   0: 0100007F:B3B1 00000000:0000 0A 00000000:00000000 00:00000000 00000000 x 0 1 1",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "too few fields|   0: 0100007F:B3B1 00000000:0000 0A",
+                "short address|   0: 00007F:B3B1 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 1 1",
+                "bad port|   0: 0100007F:ZZZZ 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 1 1",
+                "bad uid|   0: 0100007F:B3B1 00000000:0000 0A 00000000:00000000 00:00000000 00000000 x 0 1 1",
+            })
     void refusesAMalformedRow(String name, String row) {
-        assertThrows(IOException.class, () -> ProcNetTcp.parse("header\n" + row + "\n", TcpListener.Family.INET, 46001));
+        assertThrows(
+                IOException.class, () -> ProcNetTcp.parse("header\n" + row + "\n", TcpListener.Family.INET, 46001));
     }
 
     @Test

@@ -25,19 +25,46 @@ class SockDiagTest {
 
     static Stream<Arguments> shapes() {
         return Stream.of(
-                Arguments.of("v4 loopback", PythonListener.v4("127.0.0.1"), TcpListener.Family.INET, "127.0.0.1", false, false),
-                Arguments.of("v4 wildcard", PythonListener.v4("0.0.0.0"), TcpListener.Family.INET, "0.0.0.0", false, false),
-                Arguments.of("v6 loopback", PythonListener.v6("::1").v6Only(), TcpListener.Family.INET6, "::1", false, true),
+                Arguments.of(
+                        "v4 loopback",
+                        PythonListener.v4("127.0.0.1"),
+                        TcpListener.Family.INET,
+                        "127.0.0.1",
+                        false,
+                        false),
+                Arguments.of(
+                        "v4 wildcard", PythonListener.v4("0.0.0.0"), TcpListener.Family.INET, "0.0.0.0", false, false),
+                Arguments.of(
+                        "v6 loopback", PythonListener.v6("::1").v6Only(), TcpListener.Family.INET6, "::1", false, true),
                 Arguments.of("dual-stack ::", PythonListener.v6("::"), TcpListener.Family.INET6, "::", false, false),
-                Arguments.of("v6only ::", PythonListener.v6("::").v6Only(), TcpListener.Family.INET6, "::", false, true),
-                Arguments.of("v4-mapped", PythonListener.v6("::ffff:127.0.0.1"), TcpListener.Family.INET6, "127.0.0.1", true, false),
-                Arguments.of("another uid", PythonListener.v4("127.0.0.1").uid(OTHER_UID), TcpListener.Family.INET, "127.0.0.1", false, false));
+                Arguments.of(
+                        "v6only ::", PythonListener.v6("::").v6Only(), TcpListener.Family.INET6, "::", false, true),
+                Arguments.of(
+                        "v4-mapped",
+                        PythonListener.v6("::ffff:127.0.0.1"),
+                        TcpListener.Family.INET6,
+                        "127.0.0.1",
+                        true,
+                        false),
+                Arguments.of(
+                        "another uid",
+                        PythonListener.v4("127.0.0.1").uid(OTHER_UID),
+                        TcpListener.Family.INET,
+                        "127.0.0.1",
+                        false,
+                        false));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("shapes")
-    void reportsEveryShape(String name, PythonListener.Builder shape, TcpListener.Family family, String address,
-            boolean mapped, boolean v6Only) throws IOException {
+    void reportsEveryShape(
+            String name,
+            PythonListener.Builder shape,
+            TcpListener.Family family,
+            String address,
+            boolean mapped,
+            boolean v6Only)
+            throws IOException {
         try (PythonListener listener = shape.start()) {
             List<TcpListener> found = diag.listening(listener.port());
             assertEquals(1, found.size(), () -> name + ": " + found);
@@ -55,7 +82,8 @@ class SockDiagTest {
 
     @Test
     void reportsTheBoundDevice() throws IOException {
-        try (PythonListener listener = PythonListener.v4("127.0.0.1").device("lo").start()) {
+        try (PythonListener listener =
+                PythonListener.v4("127.0.0.1").device("lo").start()) {
             TcpListener l = diag.listening(listener.port()).getFirst();
             assertEquals(java.net.NetworkInterface.getByName("lo").getIndex(), l.ifindex());
         }
@@ -63,18 +91,27 @@ class SockDiagTest {
 
     @Test
     void reportsBothSocketsOfAReusePortPair() throws IOException {
-        try (PythonListener first = PythonListener.v4("127.0.0.1").reusePort().uid(OTHER_UID).start();
-                PythonListener second = PythonListener.v4("127.0.0.1").port(first.port()).reusePort().uid(OTHER_UID).start()) {
+        try (PythonListener first = PythonListener.v4("127.0.0.1")
+                        .reusePort()
+                        .uid(OTHER_UID)
+                        .start();
+                PythonListener second = PythonListener.v4("127.0.0.1")
+                        .port(first.port())
+                        .reusePort()
+                        .uid(OTHER_UID)
+                        .start()) {
             List<TcpListener> found = diag.listening(first.port());
             assertEquals(2, found.size(), found::toString);
-            assertEquals(2, found.stream().mapToLong(TcpListener::inode).distinct().count());
+            assertEquals(
+                    2, found.stream().mapToLong(TcpListener::inode).distinct().count());
             assertEquals(first.port(), second.port());
         }
     }
 
     @Test
     void findsOnlyTheAskedPortAmongOthersInThisJvm() throws IOException {
-        try (ServerSocket a = listen(); ServerSocket b = listen()) {
+        try (ServerSocket a = listen();
+                ServerSocket b = listen()) {
             List<TcpListener> found = diag.listening(a.getLocalPort());
             assertEquals(1, found.size(), found::toString);
             assertEquals(a.getLocalPort(), found.getFirst().port());
@@ -102,7 +139,8 @@ class SockDiagTest {
     private static List<String> withoutKernelOnlyFields(List<TcpListener> listeners) {
         return listeners.stream()
                 .sorted(Comparator.comparingLong(TcpListener::inode))
-                .map(l -> l.family() + " " + l.address() + " " + l.mapped() + " " + l.port() + " " + l.uid() + " " + l.inode())
+                .map(l -> l.family() + " " + l.address() + " " + l.mapped() + " " + l.port() + " " + l.uid() + " "
+                        + l.inode())
                 .toList();
     }
 }

@@ -36,7 +36,8 @@ public final class DockerWorld implements BeforeAllCallback, AfterAllCallback {
 
     @Override
     public void afterAll(ExtensionContext context) {
-        String ids = exec(List.of("docker", "ps", "-aq", "--filter", "label=" + RUN_LABEL + "=" + run), 30).strip();
+        String ids = exec(List.of("docker", "ps", "-aq", "--filter", "label=" + RUN_LABEL + "=" + run), 30)
+                .strip();
         if (!ids.isEmpty()) {
             List<String> command = new ArrayList<>(List.of("docker", "rm", "-f"));
             command.addAll(List.of(ids.split("\\s+")));
@@ -46,7 +47,8 @@ public final class DockerWorld implements BeforeAllCallback, AfterAllCallback {
 
     /** A running container serving HTTP on its port 80, published on 127.0.0.1 at a free host port when asked. */
     public Container start(Map<String, String> labels, boolean publish) {
-        List<String> command = new ArrayList<>(List.of("docker", "run", "-d", "--pull", "never", "-l", RUN_LABEL + "=" + run));
+        List<String> command =
+                new ArrayList<>(List.of("docker", "run", "-d", "--pull", "never", "-l", RUN_LABEL + "=" + run));
         labels.forEach((k, v) -> command.addAll(List.of("-l", k + "=" + v)));
         int port = publish ? freePort() : 0;
         if (publish) {
@@ -54,7 +56,14 @@ public final class DockerWorld implements BeforeAllCallback, AfterAllCallback {
         }
         command.addAll(List.of(IMAGE, "httpd", "-f", "-p", "80"));
         String id = exec(command, 60).strip();
-        String address = exec(List.of("docker", "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", id), 30)
+        String address = exec(
+                        List.of(
+                                "docker",
+                                "inspect",
+                                "-f",
+                                "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
+                                id),
+                        30)
                 .strip();
         return new Container(id, port, InetAddress.ofLiteral(address));
     }
@@ -81,7 +90,8 @@ public final class DockerWorld implements BeforeAllCallback, AfterAllCallback {
                 return script;
             }
         }
-        throw new IllegalStateException("scripts/ensure-docker.sh not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "scripts/ensure-docker.sh not found above " + Path.of("").toAbsolutePath());
     }
 
     private static String exec(List<String> command, int seconds) {

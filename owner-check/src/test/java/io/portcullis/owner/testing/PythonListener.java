@@ -130,16 +130,32 @@ public final class PythonListener implements AutoCloseable {
         public PythonListener start() {
             List<String> command = new ArrayList<>();
             if (uid >= 0) {
-                command.addAll(List.of("setpriv", "--reuid", Integer.toString(uid), "--regid", Integer.toString(uid),
+                command.addAll(List.of(
+                        "setpriv",
+                        "--reuid",
+                        Integer.toString(uid),
+                        "--regid",
+                        Integer.toString(uid),
                         "--clear-groups"));
             }
-            command.addAll(List.of(PYTHON, "-c", SCRIPT, family, address, Integer.toString(port), v6Only ? "1" : "0",
-                    device, reusePort ? "1" : "0"));
+            command.addAll(List.of(
+                    PYTHON,
+                    "-c",
+                    SCRIPT,
+                    family,
+                    address,
+                    Integer.toString(port),
+                    v6Only ? "1" : "0",
+                    device,
+                    reusePort ? "1" : "0"));
             command.addAll(extraArgs);
             try {
-                Process process = new ProcessBuilder(command).directory(cwd.toFile())
-                        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-                BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                Process process = new ProcessBuilder(command)
+                        .directory(cwd.toFile())
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
+                BufferedReader out =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
                 String line = out.readLine();
                 if (line == null) {
                     process.destroyForcibly();

@@ -9,9 +9,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.WallProcesses;
-import io.portcullis.relay.config.ConfigException;
-import io.portcullis.relay.config.HostConfigJson;
-import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.decide.Decider;
 import io.portcullis.relay.decide.OwnAddressBook;
 import io.portcullis.relay.policy.DenyCode;
@@ -28,18 +25,16 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code portcullis check}: the verdict each target would get, without connecting (SPEC R40, R42). */
 @Command(
@@ -69,7 +64,9 @@ final class CheckCommand implements Callable<Integer> {
     @Mixin
     PolicyFiles files;
 
-    @Parameters(paramLabel = "TARGET", arity = "0..*",
+    @Parameters(
+            paramLabel = "TARGET",
+            arity = "0..*",
             description = "host:port or http://host[:port]; when none, one per line from standard input.")
     List<String> targets = new ArrayList<>();
 
@@ -96,7 +93,10 @@ final class CheckCommand implements Callable<Integer> {
             boolean denied = false;
             for (String target : input) {
                 Verdict verdict = decider.decide(spawn, request(target))
-                        .completeOnTimeout(new Verdict.Deny(DenyCode.INTERNAL_ERROR, "no decision in time"), bound, TimeUnit.MILLISECONDS)
+                        .completeOnTimeout(
+                                new Verdict.Deny(DenyCode.INTERNAL_ERROR, "no decision in time"),
+                                bound,
+                                TimeUnit.MILLISECONDS)
                         .join();
                 denied |= verdict instanceof Verdict.Deny;
                 out.println(line(target, verdict));

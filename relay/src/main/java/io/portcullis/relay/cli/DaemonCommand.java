@@ -34,14 +34,23 @@ final class DaemonCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--host", required = true, paramLabel = "FILE",
+    @Option(
+            names = "--host",
+            required = true,
+            paramLabel = "FILE",
             description = "The host configuration (JSON; see docs/policy.md); read again on reload.")
     Path hostFile;
 
-    @Option(names = "--control", required = true, paramLabel = "PATH", description = "Where the control socket is made.")
+    @Option(
+            names = "--control",
+            required = true,
+            paramLabel = "PATH",
+            description = "Where the control socket is made.")
     Path control;
 
-    @Option(names = "--dir", paramLabel = "PARENT",
+    @Option(
+            names = "--dir",
+            paramLabel = "PARENT",
             description = "Where the spawns' directories are made; default: the system's temporary directory.")
     Path parent;
 
@@ -74,23 +83,27 @@ final class DaemonCommand implements Callable<Integer> {
             return 1;
         }
         CountDownLatch forever = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                daemon.close();
-            } catch (RuntimeException e) {
-                err.println("portcullis daemon: while stopping: " + e);
-                err.flush();
-            }
-            // A signal is a clean stop: exit 0 once every directory and the control socket are gone.
-            Runtime.getRuntime().halt(0);
-        }, "daemon-stop"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                daemon.close();
+                            } catch (RuntimeException e) {
+                                err.println("portcullis daemon: while stopping: " + e);
+                                err.flush();
+                            }
+                            // A signal is a clean stop: exit 0 once every directory and the control socket are gone.
+                            Runtime.getRuntime().halt(0);
+                        },
+                        "daemon-stop"));
         if (!Hangup.onHangup(daemon::reload)) {
             err.println("portcullis daemon: SIGHUP cannot be handled by this JVM; use POST /reload");
             err.flush();
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.println("{\"control\":\"" + daemon.control().toString().replace("\\", "\\\\").replace("\"", "\\\"")
-                + "\",\"generation\":" + daemon.relay().generation() + "}");
+        out.println("{\"control\":\""
+                + daemon.control().toString().replace("\\", "\\\\").replace("\"", "\\\"") + "\",\"generation\":"
+                + daemon.relay().generation() + "}");
         out.flush();
         forever.await();
         return 0;

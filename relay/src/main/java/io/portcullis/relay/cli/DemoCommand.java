@@ -1,7 +1,6 @@
 package io.portcullis.relay.cli;
 
 import io.portcullis.relay.launch.Demo;
-import io.portcullis.relay.launch.EntryCommand;
 import io.portcullis.relay.launch.Executables;
 import io.portcullis.relay.launch.Prerequisites;
 import io.portcullis.relay.launch.RunPolicy;
@@ -33,15 +32,21 @@ import picocli.CommandLine.Spec;
                     + "namespaces; says which is missing.",
         },
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:the demo ran and every connection got the verdict its policy gives",
+        exitCodeList = {
+            "0:the demo ran and every connection got the verdict its policy gives",
             "1:the demo could not run (a need is missing, or a part failed) or a verdict was not the expected one",
-            "2:usage error"})
+            "2:usage error"
+        })
 final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--sandbox", paramLabel = "KIND", defaultValue = "auto",
-            description = "auto (bubblewrap when installed, else unshare), bwrap or unshare. Default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--sandbox",
+            paramLabel = "KIND",
+            defaultValue = "auto",
+            description =
+                    "auto (bubblewrap when installed, else unshare), bwrap or unshare. Default: ${DEFAULT-VALUE}.")
     Sandbox.Choice sandboxChoice;
 
     /** Set when this process is the demo's own copy inside its fresh network namespace. */
@@ -104,20 +109,22 @@ final class DemoCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        List<String> argv = new ArrayList<>(List.of("unshare", "--net", "--", "/bin/sh", "-c",
-                "ip link set lo up && exec \"$0\" \"$@\"", java.get()));
+        List<String> argv = new ArrayList<>(List.of(
+                "unshare", "--net", "--", "/bin/sh", "-c", "ip link set lo up && exec \"$0\" \"$@\"", java.get()));
         argv.addAll(List.of(arguments.get()));
         argv.add("--in-own-namespace");
         Process process = new ProcessBuilder(argv).inheritIO().start();
         // A stop for this process is a stop for the demo, which then removes its world.
-        Thread passOn = new Thread(() -> {
-            process.destroy();
-            try {
-                process.waitFor(15, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "demo-stop");
+        Thread passOn = new Thread(
+                () -> {
+                    process.destroy();
+                    try {
+                        process.waitFor(15, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "demo-stop");
         Runtime.getRuntime().addShutdownHook(passOn);
         try {
             return process.waitFor();
@@ -132,9 +139,11 @@ final class DemoCommand implements Callable<Integer> {
 
     private static boolean succeeds(List<String> argv) {
         try {
-            Process process = new ProcessBuilder(argv).redirectErrorStream(true)
+            Process process = new ProcessBuilder(argv)
+                    .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .start();
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 return false;

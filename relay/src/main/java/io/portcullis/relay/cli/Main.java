@@ -17,8 +17,15 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "exactly what its policy allows, checked against the kernel, DNS and Docker at each connection.",
         commandListHeading = "%nCommands:%n",
         footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."},
-        subcommands = {RunCommand.class, DemoCommand.class, CheckCommand.class, OwnerCommand.class, RelayCommand.class,
-            DaemonCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {
+            RunCommand.class,
+            DemoCommand.class,
+            CheckCommand.class,
+            OwnerCommand.class,
+            RelayCommand.class,
+            DaemonCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Main implements Runnable {
     private final InputStream in;
 

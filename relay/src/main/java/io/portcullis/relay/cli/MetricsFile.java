@@ -23,8 +23,8 @@ final class MetricsFile implements AutoCloseable {
 
     private final Path file;
     private final Supplier<String> text;
-    private final ScheduledExecutorService timer = new ScheduledThreadPoolExecutor(1,
-            Thread.ofPlatform().name("metrics-file").daemon(true).factory());
+    private final ScheduledExecutorService timer = new ScheduledThreadPoolExecutor(
+            1, Thread.ofPlatform().name("metrics-file").daemon(true).factory());
 
     MetricsFile(Path file, Supplier<String> text, Duration every) {
         this.file = file;

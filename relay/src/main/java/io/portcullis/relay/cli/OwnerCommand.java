@@ -9,7 +9,6 @@ import io.portcullis.owner.OwnerCode;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.owner.WallProcesses;
-import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.Target;
@@ -50,16 +49,27 @@ final class OwnerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--spawn", required = true, paramLabel = "ID", description = "The add-on id (the spawn's id) asking.")
+    @Option(
+            names = "--spawn",
+            required = true,
+            paramLabel = "ID",
+            description = "The add-on id (the spawn's id) asking.")
     String addon;
 
-    @Option(names = "--host", paramLabel = "FILE", description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
+    @Option(
+            names = "--host",
+            paramLabel = "FILE",
+            description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
     Path hostFile;
 
-    @Option(names = "--default", description = "Judge the target as a manifest default (source: default) instead of an owner-typed entry.")
+    @Option(
+            names = "--default",
+            description = "Judge the target as a manifest default (source: default) instead of an owner-typed entry.")
     boolean manifestDefault;
 
-    @Parameters(paramLabel = "ADDRESS:PORT", arity = "1",
+    @Parameters(
+            paramLabel = "ADDRESS:PORT",
+            arity = "1",
             description = "An address literal (IPv6 in brackets) or localhost, and a port.")
     String target;
 
@@ -121,12 +131,15 @@ final class OwnerCommand implements Callable<Integer> {
             }
         }
         InetAddress address = parsed.isName() ? LOCALHOST : parsed.literal();
-        OwnerQuery query = new OwnerQuery(addon, manifestDefault ? OwnerQuery.Source.DEFAULT : OwnerQuery.Source.OWNER,
-                address, parsed.port());
+        OwnerQuery query = new OwnerQuery(
+                addon, manifestDefault ? OwnerQuery.Source.DEFAULT : OwnerQuery.Source.OWNER, address, parsed.port());
         try (ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf())) {
             return Outcome.of(owner.check(query)
-                    .completeOnTimeout(OwnerAnswer.deny(OwnerCode.ERROR, "no answer within " + WAIT_SECONDS + " s",
-                            OwnerEvidence.NONE), WAIT_SECONDS, TimeUnit.SECONDS)
+                    .completeOnTimeout(
+                            OwnerAnswer.deny(
+                                    OwnerCode.ERROR, "no answer within " + WAIT_SECONDS + " s", OwnerEvidence.NONE),
+                            WAIT_SECONDS,
+                            TimeUnit.SECONDS)
                     .join());
         }
     }

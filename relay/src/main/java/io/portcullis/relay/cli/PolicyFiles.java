@@ -8,10 +8,17 @@ import picocli.CommandLine.Option;
 
 /** The {@code --spawn FILE} and {@code --host FILE} options of the commands that judge one spawn. */
 final class PolicyFiles {
-    @Option(names = "--spawn", required = true, paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
+    @Option(
+            names = "--spawn",
+            required = true,
+            paramLabel = "FILE",
+            description = "The spawn policy (JSON; see docs/policy.md).")
     Path spawnFile;
 
-    @Option(names = "--host", paramLabel = "FILE", description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
+    @Option(
+            names = "--host",
+            paramLabel = "FILE",
+            description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
     Path hostFile;
 
     /** The spawn policy, or null after adding its problems. */

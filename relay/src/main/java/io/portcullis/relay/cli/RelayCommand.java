@@ -2,8 +2,6 @@ package io.portcullis.relay.cli;
 
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.SpawnHandle;
-import io.portcullis.relay.config.HostConfigJson;
-import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.daemon.SpawnJson;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
@@ -16,8 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -47,15 +45,23 @@ final class RelayCommand implements Callable<Integer> {
     @Mixin
     PolicyFiles files;
 
-    @Option(names = "--dir", paramLabel = "PARENT",
+    @Option(
+            names = "--dir",
+            paramLabel = "PARENT",
             description = "Where the spawn's directory is made; default: the system's temporary directory.")
     Path parent;
 
-    @Option(names = "--metrics-file", paramLabel = "FILE",
-            description = "Where the relay's metrics (Prometheus text) are written, every --metrics-every seconds and at exit.")
+    @Option(
+            names = "--metrics-file",
+            paramLabel = "FILE",
+            description =
+                    "Where the relay's metrics (Prometheus text) are written, every --metrics-every seconds and at exit.")
     Path metricsFile;
 
-    @Option(names = "--metrics-every", paramLabel = "SECONDS", defaultValue = "10",
+    @Option(
+            names = "--metrics-every",
+            paramLabel = "SECONDS",
+            defaultValue = "10",
             description = "How often the metrics file is rewritten; default: ${DEFAULT-VALUE}.")
     int metricsEvery;
 
@@ -81,13 +87,16 @@ final class RelayCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        MetricsFile metrics = metricsFile == null ? null
+        MetricsFile metrics = metricsFile == null
+                ? null
                 : new MetricsFile(metricsFile, relay::metricsText, Duration.ofSeconds(metricsEvery));
-        Thread stopOnSignal = new Thread(() -> {
-            stop(relay, metrics, err);
-            // A signal is a clean stop for the wall: exit 0 once the directory is gone.
-            Runtime.getRuntime().halt(0);
-        }, "relay-stop");
+        Thread stopOnSignal = new Thread(
+                () -> {
+                    stop(relay, metrics, err);
+                    // A signal is a clean stop for the wall: exit 0 once the directory is gone.
+                    Runtime.getRuntime().halt(0);
+                },
+                "relay-stop");
         Runtime.getRuntime().addShutdownHook(stopOnSignal);
         try {
             SpawnHandle handle = relay.open(spawn);
@@ -137,5 +146,4 @@ final class RelayCommand implements Callable<Integer> {
             metrics.close();
         }
     }
-
 }

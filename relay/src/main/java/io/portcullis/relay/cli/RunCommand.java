@@ -2,7 +2,6 @@ package io.portcullis.relay.cli;
 
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.ConfigException;
-import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.launch.EntryCommand;
 import io.portcullis.relay.launch.Executables;
@@ -44,8 +43,11 @@ import picocli.CommandLine.Spec;
                     + "error. SIGINT and SIGTERM stop the command; the spawn's directory is removed on every exit.",
         },
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"N:the command's (128+S when signal S ended it)", "2:usage or configuration error",
-            "125:the relay, the sandbox or the entry failed before the command started"})
+        exitCodeList = {
+            "N:the command's (128+S when signal S ended it)",
+            "2:usage or configuration error",
+            "125:the relay, the sandbox or the entry failed before the command started"
+        })
 final class RunCommand implements Callable<Integer> {
     static final int FAILED_BEFORE_COMMAND = 125;
 
@@ -55,7 +57,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--spawn", paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
     Path spawnFile;
 
-    @Option(names = "--host", paramLabel = "FILE", description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
+    @Option(
+            names = "--host",
+            paramLabel = "FILE",
+            description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
     Path hostFile;
 
     @Option(names = "--internet", description = "Also allow HTTPS (CONNECT to port 443) to global addresses (SPEC R8).")
@@ -67,12 +72,18 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--log", paramLabel = "FILE", description = "Append the decision lines to this file.")
     Path logFile;
 
-    @Option(names = "--dir", paramLabel = "PARENT",
+    @Option(
+            names = "--dir",
+            paramLabel = "PARENT",
             description = "Where the spawn's directory is made; default: the system's temporary directory.")
     Path parent;
 
-    @Option(names = "--sandbox", paramLabel = "KIND", defaultValue = "auto",
-            description = "auto (bubblewrap when installed, else unshare), bwrap or unshare. Default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--sandbox",
+            paramLabel = "KIND",
+            defaultValue = "auto",
+            description =
+                    "auto (bubblewrap when installed, else unshare), bwrap or unshare. Default: ${DEFAULT-VALUE}.")
     Sandbox.Choice sandboxChoice;
 
     @Parameters(paramLabel = "CMD", arity = "1..*", description = "The command and its arguments, after --.")
@@ -93,7 +104,9 @@ final class RunCommand implements Callable<Integer> {
         if (parent != null && !Files.isDirectory(parent)) {
             problems.add("--dir: " + parent + " (expected: an existing directory)");
         }
-        if (logFile != null && (Files.isDirectory(logFile) || !Files.isDirectory(logFile.toAbsolutePath().getParent()))) {
+        if (logFile != null
+                && (Files.isDirectory(logFile)
+                        || !Files.isDirectory(logFile.toAbsolutePath().getParent()))) {
             problems.add("--log: " + logFile + " (expected: a file in an existing directory)");
         }
         if (!problems.isEmpty()) {
@@ -128,8 +141,14 @@ final class RunCommand implements Callable<Integer> {
         if (host == null || logFile == null) {
             return host;
         }
-        return new HostConfig(host.denyList(), host.ownNames(), host.ownAddresses(), host.dns(), host.owner(),
-                host.limits(), new HostConfig.Log(Optional.of(logFile.toAbsolutePath())));
+        return new HostConfig(
+                host.denyList(),
+                host.ownNames(),
+                host.ownAddresses(),
+                host.dns(),
+                host.owner(),
+                host.limits(),
+                new HostConfig.Log(Optional.of(logFile.toAbsolutePath())));
     }
 
     private int run(SpawnPolicy policy, HostConfig host, Sandbox sandbox, PrintWriter err) throws InterruptedException {
@@ -144,25 +163,28 @@ final class RunCommand implements Callable<Integer> {
             return failed(err, "cannot start the relay: " + e.getMessage());
         }
         AtomicReference<Launch> launch = new AtomicReference<>();
-        Thread stopOnSignal = new Thread(() -> {
-            // SIGINT or SIGTERM: stop the command, remove the spawn, and exit with what the command did.
-            Launch running = launch.get();
-            int status = 128 + 15;
-            try {
-                status = running == null ? status : running.stop(Launch.STOP_GRACE);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            stop(running, relay, err);
-            Runtime.getRuntime().halt(status);
-        }, "run-stop");
+        Thread stopOnSignal = new Thread(
+                () -> {
+                    // SIGINT or SIGTERM: stop the command, remove the spawn, and exit with what the command did.
+                    Launch running = launch.get();
+                    int status = 128 + 15;
+                    try {
+                        status = running == null ? status : running.stop(Launch.STOP_GRACE);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    stop(running, relay, err);
+                    Runtime.getRuntime().halt(status);
+                },
+                "run-stop");
         Runtime.getRuntime().addShutdownHook(stopOnSignal);
         try {
             launch.set(Launch.start(relay, policy, sandbox, entryCommand(), command, ProcessBuilder::inheritIO));
             int status = launch.get().waitFor();
             if (status != 0 && !launch.get().entryWasReady()) {
-                err.println("portcullis run: the " + sandbox.program() + " sandbox or the entry failed before the command"
-                        + " started (exit " + status + "); see the messages above");
+                err.println(
+                        "portcullis run: the " + sandbox.program() + " sandbox or the entry failed before the command"
+                                + " started (exit " + status + "); see the messages above");
                 err.flush();
                 return FAILED_BEFORE_COMMAND;
             }

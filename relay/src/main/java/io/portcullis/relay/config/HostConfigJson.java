@@ -33,8 +33,17 @@ public final class HostConfigJson {
     /** @param source names the text in the exception's message, e.g. the file name */
     public static HostConfig parse(String source, String json) throws ConfigException {
         List<String> problems = new ArrayList<>();
-        JsonObject top = JsonObject.of(problems, "", JsonText.parse(source, json),
-                "denyList", "ownNames", "ownAddresses", "dns", "owner", "limits", "log");
+        JsonObject top = JsonObject.of(
+                problems,
+                "",
+                JsonText.parse(source, json),
+                "denyList",
+                "ownNames",
+                "ownAddresses",
+                "dns",
+                "owner",
+                "limits",
+                "log");
         if (top == null) {
             throw new ConfigException(source, problems);
         }
@@ -60,10 +69,12 @@ public final class HostConfigJson {
         try {
             target = Target.parse(text + ":1");
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(new TextNode(text) + " (expected: one exact DNS name, e.g. gate.example)", e);
+            throw new IllegalArgumentException(
+                    new TextNode(text) + " (expected: one exact DNS name, e.g. gate.example)", e);
         }
         if (!target.isName()) {
-            throw new IllegalArgumentException(new TextNode(text) + " (expected: a DNS name; addresses go in ownAddresses)");
+            throw new IllegalArgumentException(
+                    new TextNode(text) + " (expected: a DNS name; addresses go in ownAddresses)");
         }
         return target.host();
     }
@@ -84,7 +95,8 @@ public final class HostConfigJson {
             target = null;
         }
         if (target == null || target.isName()) {
-            throw new IllegalArgumentException(new TextNode(text) + " (expected: ip:port, e.g. 127.0.0.53:53 or [::1]:53)");
+            throw new IllegalArgumentException(
+                    new TextNode(text) + " (expected: ip:port, e.g. 127.0.0.53:53 or [::1]:53)");
         }
         return new InetSocketAddress(target.literal(), target.port());
     }
@@ -101,9 +113,18 @@ public final class HostConfigJson {
 
     private static HostConfig.Limits limits(JsonObject top) {
         HostConfig.Limits d = HostConfig.Limits.DEFAULTS;
-        JsonObject limits = top.object("limits", "headerBytes", "headerTimeoutMillis", "connectTimeoutMillis",
-                "idleTimeoutMillis", "spawnConnections", "relayConnections", "doorBodyBytes",
-                "httpRequestBytes", "httpResponseBytes", "httpTotalMillis");
+        JsonObject limits = top.object(
+                "limits",
+                "headerBytes",
+                "headerTimeoutMillis",
+                "connectTimeoutMillis",
+                "idleTimeoutMillis",
+                "spawnConnections",
+                "relayConnections",
+                "doorBodyBytes",
+                "httpRequestBytes",
+                "httpResponseBytes",
+                "httpTotalMillis");
         if (limits == null) {
             return d;
         }
@@ -117,16 +138,33 @@ public final class HostConfigJson {
         Long request = limits.integer("httpRequestBytes", 1, 1L << 40, d.httpRequestBytes());
         Long response = limits.integer("httpResponseBytes", 1, 1L << 40, d.httpResponseBytes());
         Duration total = millis(limits, "httpTotalMillis", d.httpTotal());
-        if (headerBytes == null || headerTimeout == null || connectTimeout == null || idleTimeout == null
-                || spawn == null || relay == null || body == null || request == null || response == null || total == null) {
+        if (headerBytes == null
+                || headerTimeout == null
+                || connectTimeout == null
+                || idleTimeout == null
+                || spawn == null
+                || relay == null
+                || body == null
+                || request == null
+                || response == null
+                || total == null) {
             return null;
         }
         if (body == 0) {
             limits.problem(limits.at("doorBodyBytes"), limits.get("doorBodyBytes"), "an integer 1-" + (1L << 30));
             return null;
         }
-        return new HostConfig.Limits(headerBytes.intValue(), headerTimeout, connectTimeout, idleTimeout,
-                spawn.intValue(), relay.intValue(), body.intValue(), request, response, total);
+        return new HostConfig.Limits(
+                headerBytes.intValue(),
+                headerTimeout,
+                connectTimeout,
+                idleTimeout,
+                spawn.intValue(),
+                relay.intValue(),
+                body.intValue(),
+                request,
+                response,
+                total);
     }
 
     private static HostConfig.Log log(JsonObject top) {
@@ -148,8 +186,17 @@ public final class HostConfigJson {
 
     private static OwnerConfig owner(JsonObject top) {
         OwnerConfig d = OwnerConfig.DEFAULTS;
-        JsonObject owner = top.object("owner", "gatewayUid", "gatewayPort", "roots", "signatures", "addons",
-                "bundleDirs", "exceptions", "docker", "cacheMillis");
+        JsonObject owner = top.object(
+                "owner",
+                "gatewayUid",
+                "gatewayPort",
+                "roots",
+                "signatures",
+                "addons",
+                "bundleDirs",
+                "exceptions",
+                "docker",
+                "cacheMillis");
         if (owner == null) {
             return d;
         }
@@ -166,13 +213,28 @@ public final class HostConfigJson {
             docker = null;
         }
         Long cache = owner.integer("cacheMillis", 0, 60_000, d.cacheWindow().toMillis());
-        if (uid == null || port == null || roots == null || signatures == null || addons == null || bundleDirs == null
-                || exceptions == null || docker == null || cache == null) {
+        if (uid == null
+                || port == null
+                || roots == null
+                || signatures == null
+                || addons == null
+                || bundleDirs == null
+                || exceptions == null
+                || docker == null
+                || cache == null) {
             return null;
         }
         noDuplicates(owner, "addons", addons);
-        return new OwnerConfig(uid.intValue(), port.intValue(), roots, signatures, new LinkedHashSet<>(addons),
-                bundleDirs, exceptions, docker, Duration.ofMillis(cache));
+        return new OwnerConfig(
+                uid.intValue(),
+                port.intValue(),
+                roots,
+                signatures,
+                new LinkedHashSet<>(addons),
+                bundleDirs,
+                exceptions,
+                docker,
+                Duration.ofMillis(cache));
     }
 
     private static void noDuplicates(JsonObject object, String field, List<String> values) {
@@ -186,7 +248,8 @@ public final class HostConfigJson {
 
     private static String addonId(String text) {
         if (!text.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}")) {
-            throw new IllegalArgumentException(new TextNode(text) + " (expected: an add-on id of letters, digits, '.', '_' or '-')");
+            throw new IllegalArgumentException(
+                    new TextNode(text) + " (expected: an add-on id of letters, digits, '.', '_' or '-')");
         }
         return text;
     }
@@ -239,8 +302,8 @@ public final class HostConfigJson {
         try {
             return Pattern.compile(text);
         } catch (PatternSyntaxException e) {
-            throw new IllegalArgumentException(new TextNode(text) + " (expected: a Java regular expression: "
-                    + e.getDescription() + ")", e);
+            throw new IllegalArgumentException(
+                    new TextNode(text) + " (expected: a Java regular expression: " + e.getDescription() + ")", e);
         }
     }
 }

@@ -95,7 +95,10 @@ final class JsonObject {
         if (value == null) {
             return fallback;
         }
-        if (!value.isIntegralNumber() || !value.canConvertToLong() || value.longValue() < min || value.longValue() > max) {
+        if (!value.isIntegralNumber()
+                || !value.canConvertToLong()
+                || value.longValue() < min
+                || value.longValue() > max) {
             problem(at(field), value, "an integer " + min + "-" + max);
             return null;
         }

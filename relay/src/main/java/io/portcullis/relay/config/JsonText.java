@@ -8,10 +8,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,7 +37,8 @@ final class JsonText {
             }
             return node;
         } catch (JsonProcessingException e) {
-            throw new ConfigException(source, List.of("(json): " + message(e) + " (expected: one well-formed JSON object)"));
+            throw new ConfigException(
+                    source, List.of("(json): " + message(e) + " (expected: one well-formed JSON object)"));
         }
     }
 
@@ -47,7 +48,9 @@ final class JsonText {
             text = text.substring(0, 200) + "...";
         }
         var location = e.getLocation();
-        return location == null ? text : text + " at line " + location.getLineNr() + ", column " + location.getColumnNr();
+        return location == null
+                ? text
+                : text + " at line " + location.getLineNr() + ", column " + location.getColumnNr();
     }
 
     /** The file as UTF-8 text; unreadable, too large or not UTF-8 is a configuration error. */
@@ -55,10 +58,12 @@ final class JsonText {
         String source = file.toString();
         try {
             if (Files.size(file) > MAX_BYTES) {
-                throw new ConfigException(source, List.of("(file): larger than " + MAX_BYTES + " bytes (expected: a small JSON file)"));
+                throw new ConfigException(
+                        source, List.of("(file): larger than " + MAX_BYTES + " bytes (expected: a small JSON file)"));
             }
             byte[] bytes = Files.readAllBytes(file);
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(bytes))
@@ -66,7 +71,9 @@ final class JsonText {
         } catch (CharacterCodingException e) {
             throw new ConfigException(source, List.of("(file): not UTF-8 (expected: a UTF-8 JSON file)"));
         } catch (IOException e) {
-            throw new ConfigException(source, List.of("(file): cannot read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")"));
+            throw new ConfigException(
+                    source,
+                    List.of("(file): cannot read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")"));
         }
     }
 }

@@ -14,8 +14,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Locale;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -35,8 +35,8 @@ public final class SpawnPolicyJson {
     /** @param source names the text in the exception's message, e.g. the file name */
     public static SpawnPolicy parse(String source, String json) throws ConfigException {
         List<String> problems = new ArrayList<>();
-        JsonObject top = JsonObject.of(problems, "", JsonText.parse(source, json),
-                "id", "network", "hosts", "proxyPort", "door", "peerUid");
+        JsonObject top = JsonObject.of(
+                problems, "", JsonText.parse(source, json), "id", "network", "hosts", "proxyPort", "door", "peerUid");
         if (top == null) {
             throw new ConfigException(source, problems);
         }
@@ -59,7 +59,12 @@ public final class SpawnPolicyJson {
             throw new ConfigException(source, problems);
         }
         try {
-            return new SpawnPolicy(id, network, hosts, proxyPort.intValue(), door,
+            return new SpawnPolicy(
+                    id,
+                    network,
+                    hosts,
+                    proxyPort.intValue(),
+                    door,
                     peerUid == null ? OptionalInt.empty() : OptionalInt.of(peerUid.intValue()));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source, List.of(e.getMessage()));
@@ -76,10 +81,15 @@ public final class SpawnPolicyJson {
         }
         Target target = object.parsed("target", true, SpawnPolicyJson::target);
         Scheme scheme = choice(object, "scheme", null, Scheme.values(), Scheme::json);
-        OwnerQuery.Source source = choice(object, "source", OwnerQuery.Source.OWNER, OwnerQuery.Source.values(),
+        OwnerQuery.Source source = choice(
+                object,
+                "source",
+                OwnerQuery.Source.OWNER,
+                OwnerQuery.Source.values(),
                 s -> s.name().toLowerCase(Locale.ROOT));
         return target == null || scheme == null || source == null
-                ? null : new Read(element.path(), new Entry(target, scheme, source));
+                ? null
+                : new Read(element.path(), new Entry(target, scheme, source));
     }
 
     private static Target target(String text) {
@@ -99,7 +109,8 @@ public final class SpawnPolicyJson {
             Target target = r.entry().target();
             String first = firstAt.putIfAbsent(target, r.path());
             if (first != null) {
-                problems.add(r.path() + ".target: \"" + target + "\" (expected: each target once; " + first + " is the same)");
+                problems.add(r.path() + ".target: \"" + target + "\" (expected: each target once; " + first
+                        + " is the same)");
                 continue;
             }
             if (r.entry().isForward()) {
@@ -138,12 +149,16 @@ public final class SpawnPolicyJson {
             Set<Route> seen = new HashSet<>();
             for (int i = 0; i < routes.size(); i++) {
                 if (!seen.add(routes.get(i))) {
-                    door.problem(door.at("routes") + "[" + i + "]", door.get("routes").get(i), "each route once");
+                    door.problem(
+                            door.at("routes") + "[" + i + "]",
+                            door.get("routes").get(i),
+                            "each route once");
                 }
             }
         }
         return port == null || routes == null || tokenFile == null || header == null
-                ? null : new Door(port.intValue(), routes, tokenFile, header);
+                ? null
+                : new Door(port.intValue(), routes, tokenFile, header);
     }
 
     private static Route route(JsonObject.Element element) {
@@ -158,9 +173,13 @@ public final class SpawnPolicyJson {
         }
         String path = object.text("path", null, true);
         if (path != null && !path.matches("(/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+/?|/")) {
-            object.problem(object.at("path"), object.get("path"), "an exact path: one leading slash, no '*', '%', '?', '#', '.' or '..' segment");
+            object.problem(
+                    object.at("path"),
+                    object.get("path"),
+                    "an exact path: one leading slash, no '*', '%', '?', '#', '.' or '..' segment");
             path = null;
-        } else if (path != null && (path.contains("/./") || path.contains("/../") || path.endsWith("/.") || path.endsWith("/.."))) {
+        } else if (path != null
+                && (path.contains("/./") || path.contains("/../") || path.endsWith("/.") || path.endsWith("/.."))) {
             object.problem(object.at("path"), object.get("path"), "an exact path without '.' or '..' segments");
             path = null;
         }
@@ -169,8 +188,7 @@ public final class SpawnPolicyJson {
 
     static Path absolutePath(String text) {
         if (text.isEmpty() || text.indexOf('\0') >= 0 || !text.startsWith("/")) {
-            throw new IllegalArgumentException(new TextNode(text)
-                    + " (expected: an absolute path)");
+            throw new IllegalArgumentException(new TextNode(text) + " (expected: an absolute path)");
         }
         return Path.of(text);
     }

@@ -43,16 +43,19 @@ final class Control {
     /** The answer to {@code method path} with {@code body} (UTF-8). */
     Reply handle(HttpMethod method, String path, String body) {
         if (path.equals(SPAWNS)) {
-            return method.equals(HttpMethod.POST) ? open(body)
-                    : method.equals(HttpMethod.GET) ? Reply.json(OK, SpawnJson.list(relay.spawns()))
-                    : Reply.notAllowed("GET, POST");
+            return method.equals(HttpMethod.POST)
+                    ? open(body)
+                    : method.equals(HttpMethod.GET)
+                            ? Reply.json(OK, SpawnJson.list(relay.spawns()))
+                            : Reply.notAllowed("GET, POST");
         }
-        if (path.startsWith(SPAWN_PREFIX) && path.length() > SPAWN_PREFIX.length()
+        if (path.startsWith(SPAWN_PREFIX)
+                && path.length() > SPAWN_PREFIX.length()
                 && path.indexOf('/', SPAWN_PREFIX.length()) < 0) {
             String id = path.substring(SPAWN_PREFIX.length());
-            return method.equals(HttpMethod.GET) ? show(id)
-                    : method.equals(HttpMethod.DELETE) ? close(id)
-                    : Reply.notAllowed("GET, DELETE");
+            return method.equals(HttpMethod.GET)
+                    ? show(id)
+                    : method.equals(HttpMethod.DELETE) ? close(id) : Reply.notAllowed("GET, DELETE");
         }
         if (path.equals("/metrics")) {
             return method.equals(HttpMethod.GET)
@@ -62,7 +65,8 @@ final class Control {
         if (path.equals("/reload")) {
             return method.equals(HttpMethod.POST) ? reload() : Reply.notAllowed("POST");
         }
-        return Reply.errors(NOT_FOUND, List.of("path: " + path + " (expected: /spawns, /spawns/{id}, /metrics or /reload)"));
+        return Reply.errors(
+                NOT_FOUND, List.of("path: " + path + " (expected: /spawns, /spawns/{id}, /metrics or /reload)"));
     }
 
     private Reply open(String body) {
@@ -85,7 +89,8 @@ final class Control {
             return Reply.errors(CONFLICT, List.of(e.getMessage()));
         } catch (IOException | RuntimeException e) {
             log.warn("spawn {}: cannot open: {}", policy.id(), e.toString());
-            return Reply.errors(INTERNAL_SERVER_ERROR, List.of("spawn " + policy.id() + ": cannot open: " + e.getMessage()));
+            return Reply.errors(
+                    INTERNAL_SERVER_ERROR, List.of("spawn " + policy.id() + ": cannot open: " + e.getMessage()));
         }
     }
 

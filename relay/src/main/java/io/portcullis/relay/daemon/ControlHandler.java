@@ -40,8 +40,12 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         if (request.decoderResult().isFailure()) {
-            write(ctx, Reply.errors(HttpResponseStatus.BAD_REQUEST, List.of("request: " + request.decoderResult().cause()
-                    + " (expected: HTTP/1.1)")), false);
+            write(
+                    ctx,
+                    Reply.errors(
+                            HttpResponseStatus.BAD_REQUEST,
+                            List.of("request: " + request.decoderResult().cause() + " (expected: HTTP/1.1)")),
+                    false);
             return;
         }
         HttpMethod method = request.method();
@@ -55,7 +59,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                     reply = control.handle(method, path, body);
                 } catch (RuntimeException e) {
                     log.warn("control {} {}: {}", method, path, e.toString());
-                    reply = Reply.errors(HttpResponseStatus.INTERNAL_SERVER_ERROR, List.of(String.valueOf(e.getMessage())));
+                    reply = Reply.errors(
+                            HttpResponseStatus.INTERNAL_SERVER_ERROR, List.of(String.valueOf(e.getMessage())));
                 }
                 write(ctx, reply, keepAlive);
                 ctx.channel().config().setAutoRead(true);
@@ -67,7 +72,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     private static void write(ChannelHandlerContext ctx, Reply reply, boolean keepAlive) {
         byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, reply.status(), Unpooled.wrappedBuffer(bytes));
+        FullHttpResponse response =
+                new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, reply.status(), Unpooled.wrappedBuffer(bytes));
         if (bytes.length > 0) {
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, reply.contentType());
         }

@@ -46,7 +46,8 @@ final class ControlSocket {
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        PosixFileAttributes attributes = Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        PosixFileAttributes attributes =
+                Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (!attributes.isOther()) {
             throw new IOException("--control: " + path + " (expected: no file, or a stale socket)");
         }

@@ -37,6 +37,7 @@ public final class Daemon implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Daemon.class);
     /** The largest control request body; a spawn policy is a few KiB. */
     public static final int MAX_BODY_BYTES = 256 * 1024;
+
     private static final int IDLE_SECONDS = 60;
 
     private final Relay relay;
@@ -47,7 +48,8 @@ public final class Daemon implements AutoCloseable {
     private final Channel server;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Daemon(Relay relay, Path control, Control api, EventLoopGroup loop, ExecutorService thread, Channel server) {
+    private Daemon(
+            Relay relay, Path control, Control api, EventLoopGroup loop, ExecutorService thread, Channel server) {
         this.relay = relay;
         this.control = control;
         this.api = api;
@@ -68,15 +70,19 @@ public final class Daemon implements AutoCloseable {
      *
      * @param hosts what a reload reads
      */
-    public static Daemon start(Relay relay, Path control, HostConfigSource hosts, Transport transport) throws IOException {
+    public static Daemon start(Relay relay, Path control, HostConfigSource hosts, Transport transport)
+            throws IOException {
         Objects.requireNonNull(relay, "relay");
         Objects.requireNonNull(control, "control");
         Control api = new Control(relay, Objects.requireNonNull(hosts, "hosts"));
         ControlSocket.clear(control);
         int uid = ControlSocket.ownUid();
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, transport.io());
-        ExecutorService thread = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("control").daemon(true).factory());
-        Path staging = Files.createTempDirectory(control.toAbsolutePath().getParent(), ".control-",
+        ExecutorService thread = Executors.newSingleThreadExecutor(
+                Thread.ofPlatform().name("control").daemon(true).factory());
+        Path staging = Files.createTempDirectory(
+                control.toAbsolutePath().getParent(),
+                ".control-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path bound = staging.resolve("control.sock");
         try {
@@ -90,11 +96,12 @@ public final class Daemon implements AutoCloseable {
                                 channel.close();
                                 return;
                             }
-                            channel.pipeline().addLast(
-                                    new ReadTimeoutHandler(IDLE_SECONDS),
-                                    new HttpServerCodec(),
-                                    new HttpObjectAggregator(MAX_BODY_BYTES),
-                                    new ControlHandler(api, thread));
+                            channel.pipeline()
+                                    .addLast(
+                                            new ReadTimeoutHandler(IDLE_SECONDS),
+                                            new HttpServerCodec(),
+                                            new HttpObjectAggregator(MAX_BODY_BYTES),
+                                            new ControlHandler(api, thread));
                         }
                     })
                     .bind(transport.domainAddress(bound))

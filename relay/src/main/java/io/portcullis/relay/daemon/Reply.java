@@ -39,7 +39,10 @@ record Reply(HttpResponseStatus status, String contentType, String body, String 
     }
 
     static Reply notAllowed(String allow) {
-        return new Reply(HttpResponseStatus.METHOD_NOT_ALLOWED, JSON_TYPE,
-                "{\"errors\":[\"method: not allowed (expected: " + allow + ")\"]}\n", allow);
+        return new Reply(
+                HttpResponseStatus.METHOD_NOT_ALLOWED,
+                JSON_TYPE,
+                "{\"errors\":[\"method: not allowed (expected: " + allow + ")\"]}\n",
+                allow);
     }
 }

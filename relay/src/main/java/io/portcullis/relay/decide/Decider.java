@@ -49,7 +49,8 @@ public final class Decider {
             if (!plan.needsDns()) {
                 return finish(spawn, rules.judge(spawn, plan, plan.literal(), own.get()));
             }
-            CompletableFuture<Resolution> resolution = resolver.resolve(plan.target().host());
+            CompletableFuture<Resolution> resolution =
+                    resolver.resolve(plan.target().host());
             if (resolution.isDone() && !resolution.isCompletedExceptionally()) {
                 // A cached answer: finish on this thread without chaining more futures.
                 return afterDns(spawn, plan, resolution.join());
@@ -77,8 +78,9 @@ public final class Decider {
         return switch (step) {
             case Step.Decided decided -> CompletableFuture.completedFuture(decided.verdict());
             case Step.AskOwner ask -> askOwner(ask);
-            case Step.Resolve resolve -> CompletableFuture.completedFuture(internal(
-                    new IllegalStateException("judge asked to resolve " + resolve.target() + " again for " + spawn.id())));
+            case Step.Resolve resolve ->
+                CompletableFuture.completedFuture(internal(new IllegalStateException(
+                        "judge asked to resolve " + resolve.target() + " again for " + spawn.id())));
         };
     }
 
@@ -96,10 +98,14 @@ public final class Decider {
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                 .handle((ignored, failure) -> {
                     if (failure != null) {
-                        return new Verdict.Deny(DenyCode.OWNER_ERROR, "the owner check failed: " + failure,
-                                ask.allow().resolved(), OwnerEvidence.NONE);
+                        return new Verdict.Deny(
+                                DenyCode.OWNER_ERROR,
+                                "the owner check failed: " + failure,
+                                ask.allow().resolved(),
+                                OwnerEvidence.NONE);
                     }
-                    return Rules.afterOwner(ask, answers.stream().map(CompletableFuture::join).toList());
+                    return Rules.afterOwner(
+                            ask, answers.stream().map(CompletableFuture::join).toList());
                 });
     }
 

@@ -86,21 +86,23 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
                 return null;
             }));
         }
-        return CompletableFuture.allOf(lookups.toArray(CompletableFuture[]::new)).handle((ignored, failure) -> {
-            Set<InetAddress> all = new HashSet<>(configured);
-            all.addAll(lastInterfaces);
-            synchronized (lastByName) {
-                lastByName.values().forEach(all::addAll);
-            }
-            OwnAddresses next = new OwnAddresses(all);
-            current = next;
-            return next;
-        });
+        return CompletableFuture.allOf(lookups.toArray(CompletableFuture[]::new))
+                .handle((ignored, failure) -> {
+                    Set<InetAddress> all = new HashSet<>(configured);
+                    all.addAll(lastInterfaces);
+                    synchronized (lastByName) {
+                        lastByName.values().forEach(all::addAll);
+                    }
+                    OwnAddresses next = new OwnAddresses(all);
+                    current = next;
+                    return next;
+                });
     }
 
     /** Refreshes every {@code period} on {@code scheduler} (an event loop will do) until closed. */
     public void refreshEvery(ScheduledExecutorService scheduler, Duration period) {
-        schedule = scheduler.scheduleWithFixedDelay(this::refresh, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+        schedule = scheduler.scheduleWithFixedDelay(
+                this::refresh, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override

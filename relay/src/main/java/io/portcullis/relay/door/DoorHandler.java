@@ -48,18 +48,24 @@ final class DoorHandler extends SimpleChannelInboundHandler<Head> {
         switch (DoorRequest.judge(head.head(), door, token, kind.bodyLimit())) {
             case DoorRequest.Refused refused -> refuse(client, refused.code());
             case DoorRequest.Forward forward -> {
-                record.target("door:" + door.port() + " " + forward.route().method() + " " + forward.route().path());
+                record.target("door:" + door.port() + " " + forward.route().method() + " "
+                        + forward.route().path());
                 forward(client, forward, head.head().isHttp11(), head.content().retain());
             }
         }
     }
 
     private void forward(Channel client, DoorRequest.Forward forward, boolean http11Client, ByteBuf early) {
-        CompletableFuture<Verdict> verdict = CompletableFuture.completedFuture(kind.gatewayPort() == 0
-                ? new Verdict.Deny(DenyCode.CONNECT_FAILED, "no owner.gatewayPort in the host configuration")
-                : new Verdict.Allow(List.of(new InetSocketAddress(LOOPBACK, kind.gatewayPort())), List.of(LOOPBACK),
-                        "door route " + forward.route().method() + " " + forward.route().path()));
-        kind.tunnels().connect(client, verdict, Exchange.after(this, forward.outgoing(), http11Client, early, kind.limits()));
+        CompletableFuture<Verdict> verdict = CompletableFuture.completedFuture(
+                kind.gatewayPort() == 0
+                        ? new Verdict.Deny(DenyCode.CONNECT_FAILED, "no owner.gatewayPort in the host configuration")
+                        : new Verdict.Allow(
+                                List.of(new InetSocketAddress(LOOPBACK, kind.gatewayPort())),
+                                List.of(LOOPBACK),
+                                "door route " + forward.route().method() + " "
+                                        + forward.route().path()));
+        kind.tunnels()
+                .connect(client, verdict, Exchange.after(this, forward.outgoing(), http11Client, early, kind.limits()));
     }
 
     private static void refuse(Channel client, DenyCode code) {

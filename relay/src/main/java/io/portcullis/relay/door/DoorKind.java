@@ -22,7 +22,8 @@ public final class DoorKind {
      *     none is configured, and then every allowed door request fails with {@code connect-failed}
      * @param limits the exchange's limits; the request body's is {@code limits.doorBodyBytes}
      */
-    public DoorKind(int headerBytes, long headerTimeoutMillis, int gatewayPort, Tunnels tunnels, Exchange.Limits limits) {
+    public DoorKind(
+            int headerBytes, long headerTimeoutMillis, int gatewayPort, Tunnels tunnels, Exchange.Limits limits) {
         if (gatewayPort < 0 || gatewayPort > 65535) {
             throw new IllegalArgumentException("gatewayPort: " + gatewayPort + " (expected: 0-65535)");
         }

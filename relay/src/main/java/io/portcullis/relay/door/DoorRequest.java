@@ -47,7 +47,11 @@ final class DoorRequest {
         if (tokens.size() != 1 || !token.matches(tokens.getFirst())) {
             return new Refused(DenyCode.DOOR_TOKEN);
         }
-        Outgoing outgoing = Outgoing.of(head, framing, head.target(), host == null ? "127.0.0.1" : host,
+        Outgoing outgoing = Outgoing.of(
+                head,
+                framing,
+                head.target(),
+                host == null ? "127.0.0.1" : host,
                 Set.of(door.tokenHeader().toLowerCase(Locale.ROOT)));
         if (outgoing.declaresMoreThan(bodyLimit)) {
             return new Refused(DenyCode.BODY_TOO_LARGE);

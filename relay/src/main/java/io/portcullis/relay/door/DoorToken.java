@@ -50,15 +50,18 @@ public final class DoorToken {
         if (directory == null || !Files.isDirectory(directory)) {
             throw new IOException("door.tokenFile: " + file + " (expected: in an existing directory)");
         }
-        Set<PosixFilePermission> modes = Files.readAttributes(directory, PosixFileAttributes.class).permissions();
+        Set<PosixFilePermission> modes =
+                Files.readAttributes(directory, PosixFileAttributes.class).permissions();
         if (modes.contains(PosixFilePermission.GROUP_WRITE) || modes.contains(PosixFilePermission.OTHERS_WRITE)) {
-            throw new IOException("door.tokenFile: " + file + " (expected: in a directory that group and others cannot write, not "
-                    + PosixFilePermissions.toString(modes) + ")");
+            throw new IOException(
+                    "door.tokenFile: " + file + " (expected: in a directory that group and others cannot write, not "
+                            + PosixFilePermissions.toString(modes) + ")");
         }
         byte[] token = new byte[BYTES];
         random.nextBytes(token);
         byte[] text = HexFormat.of().formatHex(token).getBytes(StandardCharsets.US_ASCII);
-        try (SeekableByteChannel out = Files.newByteChannel(file,
+        try (SeekableByteChannel out = Files.newByteChannel(
+                file,
                 Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("r--------")))) {
             ByteBuffer buffer = ByteBuffer.wrap(text);
@@ -66,7 +69,10 @@ public final class DoorToken {
                 out.write(buffer);
             }
         } catch (IOException e) {
-            throw new IOException("door.tokenFile: " + file + " cannot be created new: " + e.getClass().getSimpleName(), e);
+            throw new IOException(
+                    "door.tokenFile: " + file + " cannot be created new: "
+                            + e.getClass().getSimpleName(),
+                    e);
         }
         try {
             if (owner.isPresent()) {

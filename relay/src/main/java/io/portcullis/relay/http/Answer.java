@@ -35,12 +35,17 @@ import org.slf4j.LoggerFactory;
  */
 final class Answer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(Answer.class);
-    private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "te", "trailer",
-            "upgrade", "transfer-encoding");
+    private static final Set<String> HOP_BY_HOP =
+            Set.of("connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade", "transfer-encoding");
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    private enum Body { NONE, LENGTH, CHUNKED, UNTIL_CLOSE }
+    private enum Body {
+        NONE,
+        LENGTH,
+        CHUNKED,
+        UNTIL_CLOSE
+    }
 
     private final Exchange exchange;
     private final Channel client;
@@ -66,7 +71,9 @@ final class Answer extends ChannelInboundHandlerAdapter {
                 return;
             }
             if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
-                log.debug("connection {}: malformed answer: {}", ConnectionRecord.of(client).id(),
+                log.debug(
+                        "connection {}: malformed answer: {}",
+                        ConnectionRecord.of(client).id(),
                         object.decoderResult().cause().toString());
                 exchange.fail(DenyCode.BAD_RESPONSE);
                 return;
@@ -114,11 +121,18 @@ final class Answer extends ChannelInboundHandlerAdapter {
         if (body != Body.LENGTH && body != Body.NONE) {
             removed.add("content-length");
         }
-        StringBuilder text = new StringBuilder(256).append("HTTP/1.1 ").append(status).append(' ')
-                .append(HttpResponseStatus.valueOf(status).reasonPhrase()).append("\r\n");
+        StringBuilder text = new StringBuilder(256)
+                .append("HTTP/1.1 ")
+                .append(status)
+                .append(' ')
+                .append(HttpResponseStatus.valueOf(status).reasonPhrase())
+                .append("\r\n");
         for (Map.Entry<String, String> field : headers) {
             if (!removed.contains(field.getKey().toLowerCase(Locale.ROOT))) {
-                text.append(field.getKey()).append(": ").append(field.getValue()).append("\r\n");
+                text.append(field.getKey())
+                        .append(": ")
+                        .append(field.getValue())
+                        .append("\r\n");
             }
         }
         if (body == Body.CHUNKED) {
@@ -145,8 +159,11 @@ final class Answer extends ChannelInboundHandlerAdapter {
         }
         if (data.isReadable() && body != Body.NONE) {
             ByteBuf piece = body == Body.CHUNKED
-                    ? Unpooled.wrappedBuffer(Unpooled.copiedBuffer(Integer.toHexString(data.readableBytes()) + "\r\n",
-                            StandardCharsets.US_ASCII), data.retain(), Unpooled.wrappedBuffer(CRLF))
+                    ? Unpooled.wrappedBuffer(
+                            Unpooled.copiedBuffer(
+                                    Integer.toHexString(data.readableBytes()) + "\r\n", StandardCharsets.US_ASCII),
+                            data.retain(),
+                            Unpooled.wrappedBuffer(CRLF))
                     : data.retain();
             write(ctx, piece);
         }
@@ -194,7 +211,10 @@ final class Answer extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("connection {}: upstream failed: {}", ConnectionRecord.of(client).id(), cause.toString());
+        log.debug(
+                "connection {}: upstream failed: {}",
+                ConnectionRecord.of(client).id(),
+                cause.toString());
         exchange.fail(DenyCode.BAD_RESPONSE);
     }
 }

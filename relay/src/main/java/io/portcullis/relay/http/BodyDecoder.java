@@ -22,7 +22,14 @@ final class BodyDecoder extends ByteToMessageDecoder {
     /** The body cannot be passed on: the exchange answers with {@code code}. */
     record Failure(DenyCode code) {}
 
-    private enum State { LENGTH, SIZE, DATA, DATA_END, TRAILER, DONE }
+    private enum State {
+        LENGTH,
+        SIZE,
+        DATA,
+        DATA_END,
+        TRAILER,
+        DONE
+    }
 
     private final long limit;
     private State state;
@@ -32,7 +39,8 @@ final class BodyDecoder extends ByteToMessageDecoder {
     BodyDecoder(Framing framing, long limit) {
         this.limit = limit;
         switch (framing) {
-            case Framing.Length length when length.bytes() > 0 -> {
+            case Framing.Length length
+            when length.bytes() > 0 -> {
                 state = State.LENGTH;
                 remaining = length.bytes();
             }
@@ -98,7 +106,8 @@ final class BodyDecoder extends ByteToMessageDecoder {
     }
 
     private boolean size(ByteBuf in, List<Object> out) {
-        int end = in.indexOf(in.readerIndex(), in.readerIndex() + Math.min(in.readableBytes(), MAX_SIZE_DIGITS + 2), (byte) '\n');
+        int end = in.indexOf(
+                in.readerIndex(), in.readerIndex() + Math.min(in.readableBytes(), MAX_SIZE_DIGITS + 2), (byte) '\n');
         if (end < 0) {
             return in.readableBytes() >= MAX_SIZE_DIGITS + 2 ? fail(out, DenyCode.BAD_REQUEST) : false;
         }

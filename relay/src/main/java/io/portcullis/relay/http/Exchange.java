@@ -70,11 +70,11 @@ public final class Exchange {
      * client's pipeline holds no handler that reads bytes; {@code early} (bytes after the head) is
      * released here.
      */
-    public static void start(Channel client, Channel upstream, Outgoing outgoing, boolean http11Client, ByteBuf early,
-            Limits limits) {
+    public static void start(
+            Channel client, Channel upstream, Outgoing outgoing, boolean http11Client, ByteBuf early, Limits limits) {
         Exchange exchange = new Exchange(client, upstream, limits);
-        exchange.timer = client.eventLoop().schedule(
-                () -> exchange.fail(DenyCode.HTTP_TIMEOUT), limits.totalMillis(), TimeUnit.MILLISECONDS);
+        exchange.timer = client.eventLoop()
+                .schedule(() -> exchange.fail(DenyCode.HTTP_TIMEOUT), limits.totalMillis(), TimeUnit.MILLISECONDS);
         HttpDecoderConfig strict = new HttpDecoderConfig()
                 .setStrictLineParsing(true)
                 .setUseRfc9112TransferEncoding(true)
@@ -82,8 +82,15 @@ public final class Exchange {
                 .setValidateHeaders(true);
         upstream.pipeline().addLast("count-up", new Counter(exchange.record::up));
         upstream.pipeline().addLast("codec", new HttpClientCodec(strict, false, false));
-        upstream.pipeline().addLast("answer", new Answer(exchange, client, outgoing.request().method().equals(HttpMethod.HEAD),
-                http11Client, limits.responseBytes()));
+        upstream.pipeline()
+                .addLast(
+                        "answer",
+                        new Answer(
+                                exchange,
+                                client,
+                                outgoing.request().method().equals(HttpMethod.HEAD),
+                                http11Client,
+                                limits.responseBytes()));
         BodyDecoder body = new BodyDecoder(outgoing.framing(), limits.requestBytes());
         client.pipeline().addLast("body", body);
         client.pipeline().addLast("body-up", exchange.new BodyUp());
@@ -102,8 +109,8 @@ public final class Exchange {
      * What a kind does after its dial: the exchange once connected (replacing {@code handler} in
      * the client's pipeline), the refusal's answer otherwise; {@code early} is released either way.
      */
-    public static Tunnels.Then after(ChannelHandler handler, Outgoing outgoing, boolean http11Client, ByteBuf early,
-            Limits limits) {
+    public static Tunnels.Then after(
+            ChannelHandler handler, Outgoing outgoing, boolean http11Client, ByteBuf early, Limits limits) {
         return new Tunnels.Then() {
             @Override
             public void connected(Channel client, Channel upstream) {
@@ -127,7 +134,10 @@ public final class Exchange {
     private ChannelFutureListener orFail() {
         return written -> {
             if (!written.isSuccess()) {
-                log.debug("connection {}: upstream write failed: {}", record.id(), written.cause().toString());
+                log.debug(
+                        "connection {}: upstream write failed: {}",
+                        record.id(),
+                        written.cause().toString());
                 fail(DenyCode.CONNECT_FAILED);
             }
         };
@@ -210,10 +220,12 @@ public final class Exchange {
             }
             switch (msg) {
                 case BodyDecoder.Failure failure -> fail(failure.code());
-                case LastHttpContent last -> upstream.writeAndFlush(last).addListener(orFail())
-                        .addListener(written -> readNext(ctx.channel()));
-                case HttpContent content -> upstream.writeAndFlush(content).addListener(orFail())
-                        .addListener(written -> readNext(ctx.channel()));
+                case LastHttpContent last ->
+                    upstream.writeAndFlush(last).addListener(orFail()).addListener(written -> readNext(ctx.channel()));
+                case HttpContent content ->
+                    upstream.writeAndFlush(content)
+                            .addListener(orFail())
+                            .addListener(written -> readNext(ctx.channel()));
                 default -> ReferenceCountUtil.release(msg);
             }
         }

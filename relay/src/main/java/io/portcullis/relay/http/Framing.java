@@ -37,17 +37,20 @@ public sealed interface Framing {
         List<String> lengths = head.values("Content-Length");
         List<String> codings = head.values("Transfer-Encoding");
         if (!lengths.isEmpty() && !codings.isEmpty()) {
-            throw new IllegalArgumentException("framing: Content-Length with Transfer-Encoding (expected: one of them)");
+            throw new IllegalArgumentException(
+                    "framing: Content-Length with Transfer-Encoding (expected: one of them)");
         }
         if (codings.size() > 1 || lengths.size() > 1) {
-            throw new IllegalArgumentException("framing: a repeated Content-Length or Transfer-Encoding (expected: once)");
+            throw new IllegalArgumentException(
+                    "framing: a repeated Content-Length or Transfer-Encoding (expected: once)");
         }
         if (!codings.isEmpty()) {
             if (!head.isHttp11()) {
                 throw new IllegalArgumentException("framing: Transfer-Encoding in HTTP/1.0 (expected: Content-Length)");
             }
             if (!codings.getFirst().equalsIgnoreCase("chunked")) {
-                throw new IllegalArgumentException("framing: a Transfer-Encoding other than chunked (expected: chunked)");
+                throw new IllegalArgumentException(
+                        "framing: a Transfer-Encoding other than chunked (expected: chunked)");
             }
             return new Chunked();
         }
@@ -56,7 +59,8 @@ public sealed interface Framing {
         }
         String length = lengths.getFirst();
         if (length.isEmpty() || length.length() > MAX_DIGITS || !length.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new IllegalArgumentException("framing: a Content-Length that is not 1-" + MAX_DIGITS + " digits (expected: digits)");
+            throw new IllegalArgumentException(
+                    "framing: a Content-Length that is not 1-" + MAX_DIGITS + " digits (expected: digits)");
         }
         return new Length(Long.parseLong(length));
     }

@@ -38,7 +38,8 @@ public final class HeadDecoder extends ByteToMessageDecoder {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        timeout = ctx.executor().schedule(() -> refuse(ctx, DenyCode.HEADER_TIMEOUT), timeoutMillis, TimeUnit.MILLISECONDS);
+        timeout = ctx.executor()
+                .schedule(() -> refuse(ctx, DenyCode.HEADER_TIMEOUT), timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -65,7 +66,8 @@ public final class HeadDecoder extends ByteToMessageDecoder {
         }
         RequestHead head;
         try {
-            head = HeadParser.parse(in.readCharSequence(end - in.readerIndex(), StandardCharsets.ISO_8859_1).toString());
+            head = HeadParser.parse(in.readCharSequence(end - in.readerIndex(), StandardCharsets.ISO_8859_1)
+                    .toString());
         } catch (IllegalArgumentException e) {
             refuse(ctx, DenyCode.BAD_REQUEST);
             return;

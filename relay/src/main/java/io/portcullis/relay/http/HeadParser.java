@@ -76,7 +76,8 @@ public final class HeadParser {
     private static String[] requestLine(String line) {
         String[] parts = line.split(" ", -1);
         if (parts.length != 3) {
-            throw new IllegalArgumentException("request line: " + parts.length + " parts (expected: method SP target SP version)");
+            throw new IllegalArgumentException(
+                    "request line: " + parts.length + " parts (expected: method SP target SP version)");
         }
         if (!isToken(parts[0])) {
             throw new IllegalArgumentException("method: not a token (expected: e.g. GET)");
@@ -102,7 +103,8 @@ public final class HeadParser {
         }
         int colon = line.indexOf(':');
         if (colon < 1 || !isToken(line.substring(0, colon))) {
-            throw new IllegalArgumentException("field: a name that is not a token, or space before the colon (expected: name:value)");
+            throw new IllegalArgumentException(
+                    "field: a name that is not a token, or space before the colon (expected: name:value)");
         }
         String value = trim(line.substring(colon + 1));
         for (int i = 0; i < value.length(); i++) {

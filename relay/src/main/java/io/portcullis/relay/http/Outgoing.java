@@ -22,8 +22,19 @@ import java.util.Set;
 public record Outgoing(HttpRequest request, Framing framing) {
 
     /** Fields never passed on: hop-by-hop (RFC 9110 section 7.6.1), proxy credentials, and framing the relay writes itself. */
-    static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authorization",
-            "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "content-length", "host", "expect");
+    static final Set<String> HOP_BY_HOP = Set.of(
+            "connection",
+            "keep-alive",
+            "proxy-connection",
+            "proxy-authorization",
+            "proxy-authenticate",
+            "te",
+            "trailer",
+            "transfer-encoding",
+            "upgrade",
+            "content-length",
+            "host",
+            "expect");
 
     public Outgoing {
         Objects.requireNonNull(request, "request");
@@ -55,11 +66,12 @@ public record Outgoing(HttpRequest request, Framing framing) {
         switch (framing) {
             case Framing.Length length -> headers.add("Content-Length", length.bytes());
             case Framing.Chunked chunked -> headers.add("Transfer-Encoding", "chunked");
-            case Framing.None none -> { }
+            case Framing.None none -> {}
         }
         headers.add("Connection", "close");
-        return new Outgoing(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(head.method()), originTarget,
-                headers), framing);
+        return new Outgoing(
+                new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(head.method()), originTarget, headers),
+                framing);
     }
 
     /**

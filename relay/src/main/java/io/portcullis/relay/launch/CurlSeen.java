@@ -23,7 +23,10 @@ record CurlSeen(int connect, int http, int exit, String error) {
             return new CurlSeen(0, 0, -1, "curl printed: " + line);
         }
         try {
-            return new CurlSeen(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2]),
+            return new CurlSeen(
+                    Integer.parseInt(parts[0]),
+                    Integer.parseInt(parts[1]),
+                    Integer.parseInt(parts[2]),
                     parts.length > 3 ? parts[3].strip() : "");
         } catch (NumberFormatException e) {
             return new CurlSeen(0, 0, -1, "curl printed: " + line);

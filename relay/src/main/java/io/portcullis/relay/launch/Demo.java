@@ -56,14 +56,17 @@ public final class Demo {
             SpawnPolicy policy = policy(world);
             describe(out, policy);
             Map<String, Decision> decisions = new ConcurrentHashMap<>();
-            Relay relay = opened(Relay.builder(host(world)).threads(1)
-                    .decisions(d -> decisions.putIfAbsent(d.target() == null ? "" : d.target(), d)).start());
+            Relay relay = opened(Relay.builder(host(world))
+                    .threads(1)
+                    .decisions(d -> decisions.putIfAbsent(d.target() == null ? "" : d.target(), d))
+                    .start());
             List<CurlSeen> seen = curl(relay, policy, world, rows);
             awaitDecisions(decisions, rows);
             relay.close();
             List<DemoTable.Line> lines = new ArrayList<>();
             for (int i = 0; i < rows.size(); i++) {
-                lines.add(new DemoTable.Line(rows.get(i), seen.get(i), decisions.get(rows.get(i).target())));
+                lines.add(new DemoTable.Line(
+                        rows.get(i), seen.get(i), decisions.get(rows.get(i).target())));
             }
             return report(out, lines);
         } finally {
@@ -108,44 +111,82 @@ public final class Demo {
         int own = world.loopbackPort();
         String lan = world.unlistedLanHost().getHostAddress();
         return List.of(
-                new DemoRow("https://" + DemoWorld.NAS + ":8443/", DemoWorld.NAS + ":8443", true,
+                new DemoRow(
+                        "https://" + DemoWorld.NAS + ":8443/",
+                        DemoWorld.NAS + ":8443",
+                        true,
                         "listed: a LAN host is allowed when the owner names it exactly"),
-                new DemoRow("https://" + DemoWorld.WEB + "/", DemoWorld.WEB + ":443", true,
+                new DemoRow(
+                        "https://" + DemoWorld.WEB + "/",
+                        DemoWorld.WEB + ":443",
+                        true,
                         "internet shape: HTTPS on 443, every address global"),
-                new DemoRow("http://" + DemoWorld.WEB + "/", DemoWorld.WEB + ":80", false,
+                new DemoRow(
+                        "http://" + DemoWorld.WEB + "/",
+                        DemoWorld.WEB + ":80",
+                        false,
                         "plain HTTP reaches listed http entries only, never the internet"),
-                new DemoRow("https://" + lan + "/", lan + ":443", false, "not listed, and a private address is not the internet"),
-                new DemoRow("https://169.254.169.254/", "169.254.169.254:443", false,
+                new DemoRow(
+                        "https://" + lan + "/",
+                        lan + ":443",
+                        false,
+                        "not listed, and a private address is not the internet"),
+                new DemoRow(
+                        "https://169.254.169.254/",
+                        "169.254.169.254:443",
+                        false,
                         "cloud metadata: the deny list wins even over a listed entry"),
-                new DemoRow("https://" + DemoWorld.MIXED + "/", DemoWorld.MIXED + ":443", false,
+                new DemoRow(
+                        "https://" + DemoWorld.MIXED + "/",
+                        DemoWorld.MIXED + ":443",
+                        false,
                         "one public and one private address: one bad address denies all"),
-                new DemoRow("https://" + DemoWorld.WEB + ":8443/", DemoWorld.WEB + ":8443", false,
+                new DemoRow(
+                        "https://" + DemoWorld.WEB + ":8443/",
+                        DemoWorld.WEB + ":8443",
+                        false,
                         "the internet shape is port 443 only"),
-                new DemoRow("http://127.0.0.1:" + own + "/", "forward:" + own, false,
+                new DemoRow(
+                        "http://127.0.0.1:" + own + "/",
+                        "forward:" + own,
+                        false,
                         "this host's own service: only the owner check may let it through"));
     }
 
     private SpawnPolicy policy(DemoWorld world) {
         List<SpawnPolicy.Entry> hosts = List.of(
-                new SpawnPolicy.Entry(Target.parse(DemoWorld.NAS + ":8443"), SpawnPolicy.Scheme.HTTPS,
-                        OwnerQuery.Source.OWNER),
-                new SpawnPolicy.Entry(Target.parse("169.254.169.254:443"), SpawnPolicy.Scheme.HTTPS,
-                        OwnerQuery.Source.OWNER),
-                new SpawnPolicy.Entry(Target.parse("127.0.0.1:" + world.loopbackPort()), SpawnPolicy.Scheme.TCP,
+                new SpawnPolicy.Entry(
+                        Target.parse(DemoWorld.NAS + ":8443"), SpawnPolicy.Scheme.HTTPS, OwnerQuery.Source.OWNER),
+                new SpawnPolicy.Entry(
+                        Target.parse("169.254.169.254:443"), SpawnPolicy.Scheme.HTTPS, OwnerQuery.Source.OWNER),
+                new SpawnPolicy.Entry(
+                        Target.parse("127.0.0.1:" + world.loopbackPort()),
+                        SpawnPolicy.Scheme.TCP,
                         OwnerQuery.Source.OWNER));
-        return new SpawnPolicy(ID, SpawnPolicy.Network.INTERNET, hosts, SpawnPolicy.DEFAULT_PROXY_PORT,
-                Optional.empty(), OptionalInt.of(uid));
+        return new SpawnPolicy(
+                ID,
+                SpawnPolicy.Network.INTERNET,
+                hosts,
+                SpawnPolicy.DEFAULT_PROXY_PORT,
+                Optional.empty(),
+                OptionalInt.of(uid));
     }
 
     private static HostConfig host(DemoWorld world) {
         HostConfig defaults = HostConfig.DEFAULTS;
-        return new HostConfig(defaults.denyList(), List.of(), List.of(),
+        return new HostConfig(
+                defaults.denyList(),
+                List.of(),
+                List.of(),
                 new HostConfig.Dns(List.of(world.dns().address()), Duration.ofSeconds(2)),
-                defaults.owner(), defaults.limits(), defaults.log());
+                defaults.owner(),
+                defaults.limits(),
+                defaults.log());
     }
 
     private void describe(PrintWriter out, SpawnPolicy policy) {
-        out.println("The sandboxed curl runs with this policy (network \"" + policy.network().json() + "\"):");
+        out.println("The sandboxed curl runs with this policy (network \""
+                + policy.network().json() + "\"):");
         for (SpawnPolicy.Entry entry : policy.hosts()) {
             out.println("  " + entry.target() + " (" + entry.scheme().json() + (entry.isForward() ? ", a forward" : "")
                     + ")");
@@ -159,13 +200,23 @@ public final class Demo {
             throws IOException, InterruptedException {
         StringBuilder script = new StringBuilder();
         for (DemoRow row : rows) {
-            script.append("curl -s -o /dev/null --max-time ").append(CURL_TIMEOUT.toSeconds())
-                    .append(" --cacert ").append(quote(world.certificate().toString()))
-                    .append(" -w ").append(quote(CurlSeen.WRITE_OUT))
-                    .append(' ').append(quote(row.url())).append('\n');
+            script.append("curl -s -o /dev/null --max-time ")
+                    .append(CURL_TIMEOUT.toSeconds())
+                    .append(" --cacert ")
+                    .append(quote(world.certificate().toString()))
+                    .append(" -w ")
+                    .append(quote(CurlSeen.WRITE_OUT))
+                    .append(' ')
+                    .append(quote(row.url()))
+                    .append('\n');
         }
         List<CurlSeen> seen = new ArrayList<>();
-        try (Launch launch = opened(Launch.start(relay, policy, sandbox, entry, List.of("/bin/sh", "-c", script.toString()),
+        try (Launch launch = opened(Launch.start(
+                relay,
+                policy,
+                sandbox,
+                entry,
+                List.of("/bin/sh", "-c", script.toString()),
                 pb -> pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                         .redirectError(ProcessBuilder.Redirect.INHERIT)))) {
             try (BufferedReader lines = new BufferedReader(
@@ -186,7 +237,8 @@ public final class Demo {
         return seen;
     }
 
-    private static void awaitDecisions(Map<String, Decision> decisions, List<DemoRow> rows) throws InterruptedException {
+    private static void awaitDecisions(Map<String, Decision> decisions, List<DemoRow> rows)
+            throws InterruptedException {
         long deadline = System.nanoTime() + DECISIONS_WAIT.toNanos();
         while (!rows.stream().allMatch(r -> decisions.containsKey(r.target())) && System.nanoTime() < deadline) {
             Thread.sleep(20);

@@ -33,10 +33,17 @@ final class DemoTable {
     /** One line per code the lines show, in order of appearance: the code and its sentence. */
     static String codes(List<Line> lines) {
         StringBuilder out = new StringBuilder();
-        lines.stream().map(Line::decision).filter(d -> d != null && d.code() != null).map(Decision::code).distinct()
+        lines.stream()
+                .map(Line::decision)
+                .filter(d -> d != null && d.code() != null)
+                .map(Decision::code)
+                .distinct()
                 .forEach(code -> {
                     DenyCode known = DenyCode.of(code);
-                    out.append("  ").append(code).append(": ").append(known == null ? "(unknown code)" : known.sentence())
+                    out.append("  ")
+                            .append(code)
+                            .append(": ")
+                            .append(known == null ? "(unknown code)" : known.sentence())
                             .append('\n');
                 });
         return out.toString();
@@ -46,7 +53,11 @@ final class DemoTable {
         List<List<String>> cells = new ArrayList<>();
         cells.add(HEADINGS);
         for (Line line : lines) {
-            cells.add(List.of(line.row().url(), line.curl().describe(), line.verdict(), line.row().about()));
+            cells.add(List.of(
+                    line.row().url(),
+                    line.curl().describe(),
+                    line.verdict(),
+                    line.row().about()));
         }
         int[] widths = new int[HEADINGS.size()];
         for (List<String> row : cells) {

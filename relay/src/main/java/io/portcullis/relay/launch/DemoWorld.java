@@ -53,11 +53,18 @@ final class DemoWorld implements AutoCloseable {
         add(() -> deleteTree(made));
         World world = add(World.build(List.of(internet, lan)));
         Zone zone = new Zone()
-                .set(WEB, DnsAnswer.of(List.of(internet.hosts().get(0), internet.hosts().get(2))))
+                .set(
+                        WEB,
+                        DnsAnswer.of(List.of(
+                                internet.hosts().get(0), internet.hosts().get(2))))
                 .set(NAS, DnsAnswer.of(List.of(lan.hosts().get(0))))
-                .set(MIXED, DnsAnswer.of(List.of(internet.hosts().get(1), lan.hosts().get(1))));
+                .set(
+                        MIXED,
+                        DnsAnswer.of(
+                                List.of(internet.hosts().get(1), lan.hosts().get(1))));
         dns = add(ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0));
-        List<InetAddress> hosts = Stream.concat(internet.hosts().stream(), lan.hosts().stream()).toList();
+        List<InetAddress> hosts =
+                Stream.concat(internet.hosts().stream(), lan.hosts().stream()).toList();
         tls = TlsMaterial.create(dir, List.of(WEB, NAS, MIXED), hosts);
         // Each origin is a JVM of its own; starting both at once halves the wait.
         CompletableFuture<OriginProcess> inet = CompletableFuture.supplyAsync(() -> origin(world, internet, "inet"));
@@ -102,7 +109,8 @@ final class DemoWorld implements AutoCloseable {
         try {
             return origin.join();
         } catch (CompletionException e) {
-            throw e.getCause() instanceof UncheckedIOException io ? io.getCause()
+            throw e.getCause() instanceof UncheckedIOException io
+                    ? io.getCause()
                     : new IOException("an origin did not start: " + e.getCause(), e.getCause());
         }
     }

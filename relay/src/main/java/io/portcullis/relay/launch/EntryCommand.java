@@ -31,14 +31,25 @@ public record EntryCommand(List<String> prefix) {
 
     /** This JVM's {@code java} with the jar that holds the entry; it depends on the JDK alone. */
     public static EntryCommand thisJava(Path javaHome) {
-        return new EntryCommand(List.of(javaHome.resolve("bin").resolve("java").toString(),
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx32m", "-Xlog:disable", "-Xlog:all=warning:stderr",
-                "-cp", entryJar().toString(), ENTRY_MAIN));
+        return new EntryCommand(List.of(
+                javaHome.resolve("bin").resolve("java").toString(),
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xmx32m",
+                "-Xlog:disable",
+                "-Xlog:all=warning:stderr",
+                "-cp",
+                entryJar().toString(),
+                ENTRY_MAIN));
     }
 
     private static Path entryJar() {
         try {
-            return Path.of(io.portcullis.entry.Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Path.of(io.portcullis.entry.Main.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException("the entry's jar cannot be found: " + e.getMessage(), e);
         }
@@ -50,8 +61,8 @@ public record EntryCommand(List<String> prefix) {
         return argv(spawn.socket(), spawn.proxyPort(), spawn.forwards(), spawn.door(), readyFd, command);
     }
 
-    List<String> argv(Path socket, int proxyPort, List<Integer> forwards, OptionalInt door, int readyFd,
-            List<String> command) {
+    List<String> argv(
+            Path socket, int proxyPort, List<Integer> forwards, OptionalInt door, int readyFd, List<String> command) {
         if (command.isEmpty()) {
             throw new IllegalArgumentException("command: [] (expected: a program to run)");
         }

@@ -37,15 +37,23 @@ public final class Launch implements AutoCloseable {
      *
      * @param io sets the child's standard streams (for example {@link ProcessBuilder#inheritIO()})
      */
-    public static Launch start(Relay relay, SpawnPolicy policy, Sandbox sandbox, EntryCommand entry,
-            List<String> command, UnaryOperator<ProcessBuilder> io) throws IOException {
+    public static Launch start(
+            Relay relay,
+            SpawnPolicy policy,
+            Sandbox sandbox,
+            EntryCommand entry,
+            List<String> command,
+            UnaryOperator<ProcessBuilder> io)
+            throws IOException {
         Objects.requireNonNull(sandbox, "sandbox");
         Objects.requireNonNull(entry, "entry");
         Objects.requireNonNull(io, "io");
         SpawnHandle spawn = relay.open(policy);
         Path ready = null;
         try {
-            ready = Files.createTempFile("portcullis-ready-", ".json",
+            ready = Files.createTempFile(
+                    "portcullis-ready-",
+                    ".json",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             List<String> argv = sandbox.wrap(entry.argv(spawn, Sandbox.READY_FD, command), ready);
             Process process = io.apply(new ProcessBuilder(argv)).start();

@@ -41,8 +41,13 @@ public final class RunPolicy {
         }
         if (problems.isEmpty()) {
             try {
-                return new SpawnPolicy(id, internet ? SpawnPolicy.Network.INTERNET : SpawnPolicy.Network.LISTED,
-                        entries, SpawnPolicy.DEFAULT_PROXY_PORT, Optional.empty(), OptionalInt.of(peerUid));
+                return new SpawnPolicy(
+                        id,
+                        internet ? SpawnPolicy.Network.INTERNET : SpawnPolicy.Network.LISTED,
+                        entries,
+                        SpawnPolicy.DEFAULT_PROXY_PORT,
+                        Optional.empty(),
+                        OptionalInt.of(peerUid));
             } catch (IllegalArgumentException e) {
                 problems.add("--allow: " + e.getMessage());
             }
@@ -56,10 +61,17 @@ public final class RunPolicy {
      */
     public static SpawnPolicy forPeer(SpawnPolicy policy, int peerUid) throws ConfigException {
         if (policy.peerUid().isPresent() && policy.peerUid().getAsInt() != peerUid) {
-            throw new ConfigException("the spawn policy", List.of("peerUid: " + policy.peerUid().getAsInt()
-                    + " (expected: absent or " + peerUid + ", the uid that runs the entry)"));
+            throw new ConfigException(
+                    "the spawn policy",
+                    List.of("peerUid: " + policy.peerUid().getAsInt() + " (expected: absent or " + peerUid
+                            + ", the uid that runs the entry)"));
         }
-        return new SpawnPolicy(policy.id(), policy.network(), policy.hosts(), policy.proxyPort(), policy.door(),
+        return new SpawnPolicy(
+                policy.id(),
+                policy.network(),
+                policy.hosts(),
+                policy.proxyPort(),
+                policy.door(),
                 OptionalInt.of(peerUid));
     }
 
@@ -72,7 +84,8 @@ public final class RunPolicy {
     static SpawnPolicy.Entry entry(String allow) {
         boolean http = allow.endsWith(HTTP_SUFFIX);
         Target target = Target.parse(http ? allow.substring(0, allow.length() - HTTP_SUFFIX.length()) : allow);
-        SpawnPolicy.Scheme scheme = http ? SpawnPolicy.Scheme.HTTP
+        SpawnPolicy.Scheme scheme = http
+                ? SpawnPolicy.Scheme.HTTP
                 : target.port() == 443 ? SpawnPolicy.Scheme.HTTPS : SpawnPolicy.Scheme.TCP;
         return new SpawnPolicy.Entry(target, scheme, OwnerQuery.Source.OWNER);
     }

@@ -22,17 +22,37 @@ public enum Sandbox {
     BWRAP("bwrap") {
         @Override
         List<String> prefix() {
-            return List.of("bwrap", "--unshare-net", "--unshare-user", "--die-with-parent",
-                    "--cap-add", "CAP_NET_BIND_SERVICE", "--dev-bind", "/", "/",
-                    "--", "/bin/sh", "-c", "ready=$1; shift; exec \"$@\" 3>>\"$ready\"", "sh");
+            return List.of(
+                    "bwrap",
+                    "--unshare-net",
+                    "--unshare-user",
+                    "--die-with-parent",
+                    "--cap-add",
+                    "CAP_NET_BIND_SERVICE",
+                    "--dev-bind",
+                    "/",
+                    "/",
+                    "--",
+                    "/bin/sh",
+                    "-c",
+                    "ready=$1; shift; exec \"$@\" 3>>\"$ready\"",
+                    "sh");
         }
     },
     /** util-linux unshare: the caller becomes root of the new user namespace, and brings loopback up. */
     UNSHARE("unshare") {
         @Override
         List<String> prefix() {
-            return List.of("unshare", "--user", "--map-root-user", "--net", "--", "/bin/sh", "-c",
-                    "ip link set lo up || exit 125; ready=$1; shift; exec \"$@\" 3>>\"$ready\"", "sh");
+            return List.of(
+                    "unshare",
+                    "--user",
+                    "--map-root-user",
+                    "--net",
+                    "--",
+                    "/bin/sh",
+                    "-c",
+                    "ip link set lo up || exit 125; ready=$1; shift; exec \"$@\" 3>>\"$ready\"",
+                    "sh");
         }
     };
 
@@ -62,7 +82,9 @@ public enum Sandbox {
 
     /** How the user picks a sandbox: {@code auto} is bubblewrap when installed, else unshare. */
     public enum Choice {
-        AUTO, BWRAP, UNSHARE;
+        AUTO,
+        BWRAP,
+        UNSHARE;
 
         /** The sandbox for this choice; throws naming the missing program. */
         public Sandbox resolve(Executables installed) {
@@ -72,8 +94,8 @@ public enum Sandbox {
                 case UNSHARE -> Sandbox.UNSHARE;
             };
             if (!installed.installed(sandbox.program)) {
-                throw new IllegalStateException("--sandbox " + name().toLowerCase(Locale.ROOT) + ": "
-                        + sandbox.program + " is not installed (expected: bwrap (bubblewrap) or unshare (util-linux) on PATH)");
+                throw new IllegalStateException("--sandbox " + name().toLowerCase(Locale.ROOT) + ": " + sandbox.program
+                        + " is not installed (expected: bwrap (bubblewrap) or unshare (util-linux) on PATH)");
             }
             return sandbox;
         }

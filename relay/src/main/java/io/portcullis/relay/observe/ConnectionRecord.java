@@ -52,7 +52,8 @@ public final class ConnectionRecord {
     }
 
     /** Starts the record of {@code channel}'s connection; it is written when the channel closes. */
-    public static ConnectionRecord attach(Channel channel, String spawn, long id, InstantSource clock, DecisionSink sink) {
+    public static ConnectionRecord attach(
+            Channel channel, String spawn, long id, InstantSource clock, DecisionSink sink) {
         ConnectionRecord record = new ConnectionRecord(spawn, id, clock, sink);
         channel.attr(KEY).set(record);
         // As a task, so that the line is written after every other close listener (budgets) ran.
@@ -64,7 +65,8 @@ public final class ConnectionRecord {
     public static ConnectionRecord of(Channel channel) {
         ConnectionRecord record = channel.attr(KEY).get();
         if (record == null) {
-            throw new IllegalStateException("channel " + channel + ": no connection record (expected: attached on accept)");
+            throw new IllegalStateException(
+                    "channel " + channel + ": no connection record (expected: attached on accept)");
         }
         return record;
     }

@@ -9,8 +9,11 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class Histogram {
     /** Upper bounds in seconds: 100 µs to 10 s, wide enough for a cached answer and a slow DNS server. */
-    private static final String[] BOUNDS = {"0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025",
-        "0.05", "0.1", "0.25", "0.5", "1.0", "2.5", "5.0", "10.0"};
+    private static final String[] BOUNDS = {
+        "0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1.0",
+        "2.5", "5.0", "10.0"
+    };
+
     private static final long[] BOUND_NANOS = new long[BOUNDS.length];
 
     static {
@@ -58,7 +61,12 @@ public final class Histogram {
         long cumulative = 0;
         for (int i = 0; i < BOUNDS.length; i++) {
             cumulative += buckets[i].sum();
-            out.append(name).append("_bucket{le=\"").append(BOUNDS[i]).append("\"} ").append(cumulative).append('\n');
+            out.append(name)
+                    .append("_bucket{le=\"")
+                    .append(BOUNDS[i])
+                    .append("\"} ")
+                    .append(cumulative)
+                    .append('\n');
         }
         cumulative += buckets[BOUNDS.length].sum();
         out.append(name).append("_bucket{le=\"+Inf\"} ").append(cumulative).append('\n');

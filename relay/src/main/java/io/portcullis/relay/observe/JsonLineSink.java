@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
 public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JsonLineSink.class);
     private static final ObjectWriter JSON = new ObjectMapper().writerFor(Decision.class);
-    private static final Decision END = new Decision("end", "end", 0, "end", null, List.of(), null,
-            Decision.DENY, "end", null, 0, 0, 0, 0);
+    private static final Decision END =
+            new Decision("end", "end", 0, "end", null, List.of(), null, Decision.DENY, "end", null, 0, 0, 0, 0);
 
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final int IDLE_LOOKS = 50;
@@ -60,7 +60,8 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     /** Lines appended to {@code file}, created when missing. */
     public static JsonLineSink toFile(Path file) throws IOException {
         return new JsonLineSink(
-                Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE),
+                Files.newOutputStream(
+                        file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE),
                 true);
     }
 

@@ -18,12 +18,14 @@ public final class Metrics {
     private final LongAdder bytesDown = new LongAdder();
     private final LongAdder reloadsOk = new LongAdder();
     private final LongAdder reloadsFailed = new LongAdder();
-    private final Histogram decision = new Histogram("portcullis_decision_seconds",
+    private final Histogram decision = new Histogram(
+            "portcullis_decision_seconds",
             "Time from a complete request to its verdict (DNS and the owner check included).");
-    private final Histogram dns = new Histogram("portcullis_dns_seconds", "Time to a DNS answer, cached ones included.");
+    private final Histogram dns =
+            new Histogram("portcullis_dns_seconds", "Time to a DNS answer, cached ones included.");
     private final Histogram owner = new Histogram("portcullis_owner_check_seconds", "Time to an owner check answer.");
-    private final Histogram connect = new Histogram("portcullis_connect_seconds",
-            "Time to dial a checked target, every address tried included.");
+    private final Histogram connect =
+            new Histogram("portcullis_connect_seconds", "Time to dial a checked target, every address tried included.");
 
     /** The gauges the relay reports when the text is written. */
     public interface Gauges {
@@ -78,27 +80,56 @@ public final class Metrics {
     /** The whole exposition, in the Prometheus text format 0.0.4. */
     public String text(Gauges gauges) {
         StringBuilder out = new StringBuilder(4096);
-        header(out, "portcullis_connections_total", "counter", "Connections ended, by kind, verdict and code (none when allowed).");
+        header(
+                out,
+                "portcullis_connections_total",
+                "counter",
+                "Connections ended, by kind, verdict and code (none when allowed).");
         new TreeMap<>(connections).forEach((key, count) -> {
             String[] parts = key.split("\0", -1);
-            out.append("portcullis_connections_total{kind=\"").append(parts[0]).append("\",verdict=\"").append(parts[1])
-                    .append("\",code=\"").append(parts[2].isEmpty() ? "none" : parts[2]).append("\"} ")
-                    .append(count.sum()).append('\n');
+            out.append("portcullis_connections_total{kind=\"")
+                    .append(parts[0])
+                    .append("\",verdict=\"")
+                    .append(parts[1])
+                    .append("\",code=\"")
+                    .append(parts[2].isEmpty() ? "none" : parts[2])
+                    .append("\"} ")
+                    .append(count.sum())
+                    .append('\n');
         });
-        header(out, "portcullis_bytes_total", "counter", "Bytes copied by ended connections, up (client to target) and down.");
-        out.append("portcullis_bytes_total{direction=\"up\"} ").append(bytesUp.sum()).append('\n');
-        out.append("portcullis_bytes_total{direction=\"down\"} ").append(bytesDown.sum()).append('\n');
+        header(
+                out,
+                "portcullis_bytes_total",
+                "counter",
+                "Bytes copied by ended connections, up (client to target) and down.");
+        out.append("portcullis_bytes_total{direction=\"up\"} ")
+                .append(bytesUp.sum())
+                .append('\n');
+        out.append("portcullis_bytes_total{direction=\"down\"} ")
+                .append(bytesDown.sum())
+                .append('\n');
         Map<String, Integer> open = new TreeMap<>(gauges.openConnections());
         header(out, "portcullis_open_connections", "gauge", "Open connections, by spawn.");
-        open.forEach((spawn, count) ->
-                out.append("portcullis_open_connections{spawn=\"").append(escape(spawn)).append("\"} ").append(count).append('\n'));
+        open.forEach((spawn, count) -> out.append("portcullis_open_connections{spawn=\"")
+                .append(escape(spawn))
+                .append("\"} ")
+                .append(count)
+                .append('\n'));
         header(out, "portcullis_spawns_open", "gauge", "Spawns open.");
         out.append("portcullis_spawns_open ").append(open.size()).append('\n');
-        header(out, "portcullis_config_generation", "gauge", "The host configuration generation that new connections use.");
+        header(
+                out,
+                "portcullis_config_generation",
+                "gauge",
+                "The host configuration generation that new connections use.");
         out.append("portcullis_config_generation ").append(gauges.generation()).append('\n');
         header(out, "portcullis_config_reloads_total", "counter", "Reloads of the host configuration, by result.");
-        out.append("portcullis_config_reloads_total{result=\"ok\"} ").append(reloadsOk.sum()).append('\n');
-        out.append("portcullis_config_reloads_total{result=\"error\"} ").append(reloadsFailed.sum()).append('\n');
+        out.append("portcullis_config_reloads_total{result=\"ok\"} ")
+                .append(reloadsOk.sum())
+                .append('\n');
+        out.append("portcullis_config_reloads_total{result=\"error\"} ")
+                .append(reloadsFailed.sum())
+                .append('\n');
         decision.write(out);
         dns.write(out);
         owner.write(out);

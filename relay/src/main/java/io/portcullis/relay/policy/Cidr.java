@@ -17,8 +17,8 @@ public record Cidr(InetAddress network, int prefix) {
         }
         Ip ip = Ip.of(network);
         if (ip.hi() != (ip.hi() & maskHi(ip.v4(), prefix)) || ip.lo() != (ip.lo() & maskLo(ip.v4(), prefix))) {
-            throw new IllegalArgumentException("network: " + Literals.format(network) + "/" + prefix
-                    + " (expected: host bits zero)");
+            throw new IllegalArgumentException(
+                    "network: " + Literals.format(network) + "/" + prefix + " (expected: host bits zero)");
         }
     }
 
@@ -38,7 +38,8 @@ public record Cidr(InetAddress network, int prefix) {
         int max = network == null ? 0 : network.getAddress().length * 8;
         int prefix = slash < 0 ? max : Literals.decimal(text.substring(slash + 1), 3);
         if (network == null || prefix < 0 || prefix > max) {
-            throw new IllegalArgumentException(Strings.quote(text) + " (expected: address/prefix, e.g. 10.0.0.0/8 or fd00::/8)");
+            throw new IllegalArgumentException(
+                    Strings.quote(text) + " (expected: address/prefix, e.g. 10.0.0.0/8 or fd00::/8)");
         }
         try {
             return new Cidr(network, prefix);

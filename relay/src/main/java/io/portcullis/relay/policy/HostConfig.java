@@ -77,8 +77,14 @@ public record HostConfig(
         public static final long DEFAULT_HTTP_RESPONSE_BYTES = 64L << 20;
         public static final Duration DEFAULT_HTTP_TOTAL = Duration.ofMillis(300_000);
 
-        public static final Limits DEFAULTS = new Limits(8192, Duration.ofMillis(10_000), Duration.ofMillis(10_000),
-                Duration.ofMillis(900_000), 512, 16_384, 1_048_576);
+        public static final Limits DEFAULTS = new Limits(
+                8192,
+                Duration.ofMillis(10_000),
+                Duration.ofMillis(10_000),
+                Duration.ofMillis(900_000),
+                512,
+                16_384,
+                1_048_576);
 
         public Limits {
             Checks.positive("limits.headerBytes", headerBytes);
@@ -94,10 +100,25 @@ public record HostConfig(
         }
 
         /** The limits without the plain HTTP ones, which take their defaults. */
-        public Limits(int headerBytes, Duration headerTimeout, Duration connectTimeout, Duration idleTimeout,
-                int spawnConnections, int relayConnections, int doorBodyBytes) {
-            this(headerBytes, headerTimeout, connectTimeout, idleTimeout, spawnConnections, relayConnections,
-                    doorBodyBytes, DEFAULT_HTTP_REQUEST_BYTES, DEFAULT_HTTP_RESPONSE_BYTES, DEFAULT_HTTP_TOTAL);
+        public Limits(
+                int headerBytes,
+                Duration headerTimeout,
+                Duration connectTimeout,
+                Duration idleTimeout,
+                int spawnConnections,
+                int relayConnections,
+                int doorBodyBytes) {
+            this(
+                    headerBytes,
+                    headerTimeout,
+                    connectTimeout,
+                    idleTimeout,
+                    spawnConnections,
+                    relayConnections,
+                    doorBodyBytes,
+                    DEFAULT_HTTP_REQUEST_BYTES,
+                    DEFAULT_HTTP_RESPONSE_BYTES,
+                    DEFAULT_HTTP_TOTAL);
         }
     }
 

@@ -14,7 +14,9 @@ record Ip(boolean v4, long hi, long lo) {
         if (address instanceof Inet4Address) {
             return new Ip(true, 0, Integer.toUnsignedLong(read(b, 0, 4)));
         }
-        return new Ip(false, ((long) read(b, 0, 4) << 32) | Integer.toUnsignedLong(read(b, 4, 4)),
+        return new Ip(
+                false,
+                ((long) read(b, 0, 4) << 32) | Integer.toUnsignedLong(read(b, 4, 4)),
                 ((long) read(b, 8, 4) << 32) | Integer.toUnsignedLong(read(b, 12, 4)));
     }
 

@@ -85,7 +85,9 @@ public final class Rules {
             return deny(DenyCode.NOT_LISTED, unlisted + " and the network is listed");
         }
         if (target.port() != 443) {
-            return deny(DenyCode.PORT_NOT_ALLOWED, unlisted + "; the internet shape allows port 443 only, not " + target.port());
+            return deny(
+                    DenyCode.PORT_NOT_ALLOWED,
+                    unlisted + "; the internet shape allows port 443 only, not " + target.port());
         }
         if (ownNames.contains(target.host())) {
             return deny(DenyCode.OWN_ADDRESS, target.host() + " is one of this host's own names");
@@ -108,10 +110,12 @@ public final class Rules {
      */
     public Verdict.Deny defaultRefusal(Target target) {
         if (!target.isLoopback()) {
-            return new Verdict.Deny(DenyCode.DEFAULT_NOT_LOOPBACK, "manifest default " + target + " does not name a loopback address");
+            return new Verdict.Deny(
+                    DenyCode.DEFAULT_NOT_LOOPBACK, "manifest default " + target + " does not name a loopback address");
         }
         if (target.port() == gatewayPort) {
-            return new Verdict.Deny(DenyCode.DEFAULT_GATEWAY_PORT, "manifest default " + target + " names the gateway's port");
+            return new Verdict.Deny(
+                    DenyCode.DEFAULT_GATEWAY_PORT, "manifest default " + target + " names the gateway's port");
         }
         return null;
     }
@@ -145,7 +149,9 @@ public final class Rules {
         for (InetAddress address : addresses) {
             dial.add(new InetSocketAddress(address, target.port()));
         }
-        String why = plan.entry() == null ? INTERNET_SHAPE : "listed " + plan.entry().scheme().json() + " entry";
+        String why = plan.entry() == null
+                ? INTERNET_SHAPE
+                : "listed " + plan.entry().scheme().json() + " entry";
         Verdict.Allow allow = new Verdict.Allow(dial, addresses, why);
         return queries.isEmpty() ? new Step.Decided(allow) : new Step.AskOwner(queries, allow);
     }
@@ -171,7 +177,8 @@ public final class Rules {
         }
         Ip.Embedded embedded = ip.embedded();
         if (embedded != null && (block = denyList.match(embedded.address())) != null) {
-            return new Verdict.Deny(DenyCode.DENY_LISTED,
+            return new Verdict.Deny(
+                    DenyCode.DENY_LISTED,
                     ip + " carries " + embedded.form() + " IPv4 " + embedded.address() + ", in " + block);
         }
         return null;
@@ -195,17 +202,24 @@ public final class Rules {
      */
     public static Verdict afterOwner(Step.AskOwner ask, List<OwnerAnswer> answers) {
         if (answers.size() != ask.queries().size()) {
-            return new Verdict.Deny(DenyCode.OWNER_ERROR, "the owner check gave " + answers.size() + " answers to "
-                    + ask.queries().size() + " questions", ask.allow().resolved(), OwnerEvidence.NONE);
+            return new Verdict.Deny(
+                    DenyCode.OWNER_ERROR,
+                    "the owner check gave " + answers.size() + " answers to "
+                            + ask.queries().size() + " questions",
+                    ask.allow().resolved(),
+                    OwnerEvidence.NONE);
         }
         for (int i = 0; i < answers.size(); i++) {
             OwnerAnswer answer = answers.get(i);
             if (!answer.allowed()) {
                 DenyCode code = DenyCode.of(answer.code().code());
                 OwnerQuery query = ask.queries().get(i);
-                return new Verdict.Deny(code == null ? DenyCode.OWNER_ERROR : code,
-                        "owner check of " + Literals.format(query.address()) + " port " + query.port() + ": " + answer.detail(),
-                        ask.allow().resolved(), answer.evidence());
+                return new Verdict.Deny(
+                        code == null ? DenyCode.OWNER_ERROR : code,
+                        "owner check of " + Literals.format(query.address()) + " port " + query.port() + ": "
+                                + answer.detail(),
+                        ask.allow().resolved(),
+                        answer.evidence());
             }
         }
         return ask.allow().withOwner(merged(answers));

@@ -40,11 +40,13 @@ public record SpawnPolicy(
                 throw new IllegalArgumentException("hosts: " + entry.target() + " (expected: each target once)");
             }
             if (entry.isForward() && !forwarded.add(entry.target().port())) {
-                throw new IllegalArgumentException("hosts: " + entry.target() + " (expected: one loopback entry per port)");
+                throw new IllegalArgumentException(
+                        "hosts: " + entry.target() + " (expected: one loopback entry per port)");
             }
         }
         if (door.isPresent() && forwarded.contains(door.get().port())) {
-            throw new IllegalArgumentException("door.port: " + door.get().port() + " (expected: a port no forward uses)");
+            throw new IllegalArgumentException(
+                    "door.port: " + door.get().port() + " (expected: a port no forward uses)");
         }
         if (peerUid.isPresent() && peerUid.getAsInt() < 0) {
             throw new IllegalArgumentException("peerUid: " + peerUid.getAsInt() + " (expected: >= 0)");
@@ -178,7 +180,8 @@ public record SpawnPolicy(
     /** The proxy port in use: the one asked for, moved up past every forward and the door (R1, R20). */
     public int effectiveProxyPort() {
         int port = proxyPort;
-        while (port < 65535 && (forward(port).isPresent() || (door.isPresent() && door.get().port() == port))) {
+        while (port < 65535
+                && (forward(port).isPresent() || (door.isPresent() && door.get().port() == port))) {
             port++;
         }
         return port;

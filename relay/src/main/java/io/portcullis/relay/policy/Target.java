@@ -33,7 +33,8 @@ public record Target(String host, int port, InetAddress literal) {
             throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
         }
         if (literal != null && !host.equals(Literals.format(literal))) {
-            throw new IllegalArgumentException("host: " + Strings.quote(host) + " (expected: the canonical form of " + literal + ")");
+            throw new IllegalArgumentException(
+                    "host: " + Strings.quote(host) + " (expected: the canonical form of " + literal + ")");
         }
     }
 
@@ -51,7 +52,11 @@ public record Target(String host, int port, InetAddress literal) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             boolean printableAscii = c > 0x20 && c < 0x7f;
-            if (!printableAscii && (c < 0x80 || Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c))) {
+            if (!printableAscii
+                    && (c < 0x80
+                            || Character.isISOControl(c)
+                            || Character.isWhitespace(c)
+                            || Character.isSpaceChar(c))) {
                 throw bad(text, "host:port without whitespace or control bytes");
             }
             if (c == '@' || c == '%' || c == '/' || c == '\\' || c == '?' || c == '#') {
@@ -149,7 +154,12 @@ public record Target(String host, int port, InetAddress literal) {
     private static boolean plainAscii(String host) {
         for (int i = 0; i < host.length(); i++) {
             char c = host.charAt(i);
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) {
+            if (!((c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '-'
+                    || c == '_'
+                    || c == '.')) {
                 return false;
             }
         }

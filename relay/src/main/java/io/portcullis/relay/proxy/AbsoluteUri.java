@@ -55,13 +55,17 @@ record AbsoluteUri(Target target, String authority, String origin) {
         for (int i = 0; i < rest.length(); i++) {
             char c = rest.charAt(i);
             if (c == '%') {
-                if (i + 2 >= rest.length() || Character.digit(rest.charAt(i + 1), 16) < 0
-                        || Character.digit(rest.charAt(i + 2), 16) < 0 || rest.charAt(i + 1) > 'f' || rest.charAt(i + 2) > 'f') {
+                if (i + 2 >= rest.length()
+                        || Character.digit(rest.charAt(i + 1), 16) < 0
+                        || Character.digit(rest.charAt(i + 2), 16) < 0
+                        || rest.charAt(i + 1) > 'f'
+                        || rest.charAt(i + 2) > 'f') {
                     throw new IllegalArgumentException("target: a malformed escape (expected: %XX)");
                 }
                 i += 2;
             } else if (!(c < 0x80 && (Character.isLetterOrDigit(c) || PATH_CHARS.indexOf(c) >= 0 || c == '?'))) {
-                throw new IllegalArgumentException("target: a byte outside RFC 3986 path and query characters (expected: none)");
+                throw new IllegalArgumentException(
+                        "target: a byte outside RFC 3986 path and query characters (expected: none)");
             }
         }
     }

@@ -42,7 +42,11 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
         ConnectionRecord.of(ctx.channel()).target(request.target());
         if (request.method().equals("CONNECT")) {
             ByteBuf early = head.content().retain();
-            tunnels.open(ctx.channel(), judge.judge(Request.connect(request.target())), early, this::established,
+            tunnels.open(
+                    ctx.channel(),
+                    judge.judge(Request.connect(request.target())),
+                    early,
+                    this::established,
                     ConnectHandler::refuse);
         } else if (request.target().regionMatches(true, 0, "http://", 0, 7)) {
             plain(ctx.channel(), request, head.content());
@@ -65,7 +69,9 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
             refuse(client, DenyCode.BODY_TOO_LARGE);
             return;
         }
-        tunnels.connect(client, judge.judge(Request.http(plain.uri().authority())),
+        tunnels.connect(
+                client,
+                judge.judge(Request.http(plain.uri().authority())),
                 Exchange.after(this, plain.outgoing(), request.isHttp11(), after.retain(), limits));
     }
 

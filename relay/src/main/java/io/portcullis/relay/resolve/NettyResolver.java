@@ -40,9 +40,10 @@ public final class NettyResolver implements Resolver, AutoCloseable {
                 .hostsFileEntriesResolver(HostsFileEntriesResolver.DEFAULT)
                 .queryTimeoutMillis(timeoutMillis)
                 .searchDomains(List.of())
-                .nameServerProvider(config.servers().isEmpty()
-                        ? DnsServerAddressStreamProviders.platformDefault()
-                        : new SequentialDnsServerAddressStreamProvider(config.servers()));
+                .nameServerProvider(
+                        config.servers().isEmpty()
+                                ? DnsServerAddressStreamProviders.platformDefault()
+                                : new SequentialDnsServerAddressStreamProvider(config.servers()));
         this.dns = builder.build();
     }
 
@@ -51,12 +52,16 @@ public final class NettyResolver implements Resolver, AutoCloseable {
         CompletableFuture<Resolution> result = new CompletableFuture<>();
         try {
             Future<List<InetAddress>> query = dns.resolveAll(name);
-            var timer = loop.schedule(() -> {
-                if (result.complete(Resolution.failed(Resolution.Outcome.TIMEOUT,
-                        name + " gave no answer within " + timeoutMillis + " ms"))) {
-                    query.cancel(false);
-                }
-            }, timeoutMillis, TimeUnit.MILLISECONDS);
+            var timer = loop.schedule(
+                    () -> {
+                        if (result.complete(Resolution.failed(
+                                Resolution.Outcome.TIMEOUT,
+                                name + " gave no answer within " + timeoutMillis + " ms"))) {
+                            query.cancel(false);
+                        }
+                    },
+                    timeoutMillis,
+                    TimeUnit.MILLISECONDS);
             query.addListener(done -> {
                 timer.cancel(false);
                 result.complete(done.isSuccess() ? answer(name, query.getNow()) : failure(name, done.cause()));

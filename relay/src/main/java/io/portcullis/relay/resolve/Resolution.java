@@ -28,7 +28,8 @@ public record Resolution(Outcome outcome, List<InetAddress> addresses, String de
         addresses = List.copyOf(addresses);
         Objects.requireNonNull(detail, "detail");
         if ((outcome == Outcome.RESOLVED) == addresses.isEmpty()) {
-            throw new IllegalArgumentException("addresses: " + addresses + " (expected: non-empty exactly when resolved)");
+            throw new IllegalArgumentException(
+                    "addresses: " + addresses + " (expected: non-empty exactly when resolved)");
         }
     }
 

@@ -3,8 +3,8 @@ package io.portcullis.relay.tunnel;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
@@ -46,7 +46,8 @@ public final class Dialer {
      *
      * @param attempt told of each address before it is dialed
      */
-    public CompletableFuture<Outcome> dial(EventLoop loop, List<InetSocketAddress> addresses, Consumer<InetSocketAddress> attempt) {
+    public CompletableFuture<Outcome> dial(
+            EventLoop loop, List<InetSocketAddress> addresses, Consumer<InetSocketAddress> attempt) {
         if (addresses.isEmpty()) {
             throw new IllegalArgumentException("addresses: [] (expected: at least one checked address)");
         }
@@ -63,8 +64,13 @@ public final class Dialer {
         return result;
     }
 
-    private static void next(Bootstrap bootstrap, List<InetSocketAddress> addresses, int index, boolean allTimedOut,
-            Consumer<InetSocketAddress> attempt, CompletableFuture<Outcome> result) {
+    private static void next(
+            Bootstrap bootstrap,
+            List<InetSocketAddress> addresses,
+            int index,
+            boolean allTimedOut,
+            Consumer<InetSocketAddress> attempt,
+            CompletableFuture<Outcome> result) {
         InetSocketAddress address = addresses.get(index);
         attempt.accept(address);
         ChannelFuture connect = bootstrap.connect(address);

@@ -170,7 +170,10 @@ public final class Splice {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.debug("connection {}: {} side failed: {}", connection, ctx.channel() == client ? "client" : "upstream",
+            log.debug(
+                    "connection {}: {} side failed: {}",
+                    connection,
+                    ctx.channel() == client ? "client" : "upstream",
                     cause.toString());
             closeBoth();
         }

@@ -50,8 +50,12 @@ public record Transport(
 
     public static Transport epoll() {
         Epoll.ensureAvailability();
-        return new Transport("epoll", new EpollKeepRegistered(), EpollServerDomainSocketChannel::new,
-                EpollSocketChannel::new, Transport::epollPeer);
+        return new Transport(
+                "epoll",
+                new EpollKeepRegistered(),
+                EpollServerDomainSocketChannel::new,
+                EpollSocketChannel::new,
+                Transport::epollPeer);
     }
 
     /**
@@ -59,8 +63,12 @@ public record Transport(
      * unknown, and a spawn with {@code peerUid} refuses every connection.
      */
     public static Transport nio() {
-        return new Transport("nio", NioIoHandler.newFactory(), NioServerDomainSocketChannel::new,
-                NioSocketChannel::new, channel -> null);
+        return new Transport(
+                "nio",
+                NioIoHandler.newFactory(),
+                NioServerDomainSocketChannel::new,
+                NioSocketChannel::new,
+                channel -> null);
     }
 
     /** The address to bind the spawn socket to. */

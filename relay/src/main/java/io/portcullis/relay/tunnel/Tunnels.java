@@ -59,8 +59,12 @@ public final class Tunnels {
      * @param established called on the event loop right before copying starts
      * @param refused called on the event loop with the deny or failure code; the record is settled
      */
-    public void open(Channel client, CompletableFuture<Verdict> verdict, ByteBuf early,
-            Consumer<Channel> established, BiConsumer<Channel, DenyCode> refused) {
+    public void open(
+            Channel client,
+            CompletableFuture<Verdict> verdict,
+            ByteBuf early,
+            Consumer<Channel> established,
+            BiConsumer<Channel, DenyCode> refused) {
         connect(client, verdict, new Then() {
             @Override
             public void connected(Channel channel, Channel upstream) {
@@ -88,24 +92,26 @@ public final class Tunnels {
     public void connect(Channel client, CompletableFuture<Verdict> verdict, Then then) {
         ConnectionRecord record = ConnectionRecord.of(client);
         long asked = System.nanoTime();
-        verdict.whenCompleteAsync((answer, error) -> {
-            metrics.decision().observe(System.nanoTime() - asked);
-            if (error != null) {
-                log.warn("connection {}: the decision failed: {}", record.id(), error.toString());
-                record.fail(DenyCode.RELAY_ERROR);
-                then.refused(client, DenyCode.RELAY_ERROR);
-                return;
-            }
-            record.resolved(answer.resolved());
-            record.owner(answer.owner());
-            switch (answer) {
-                case Verdict.Deny deny -> {
-                    record.deny(deny.code());
-                    then.refused(client, deny.code());
-                }
-                case Verdict.Allow allow -> dial(client, allow, then);
-            }
-        }, client.eventLoop());
+        verdict.whenCompleteAsync(
+                (answer, error) -> {
+                    metrics.decision().observe(System.nanoTime() - asked);
+                    if (error != null) {
+                        log.warn("connection {}: the decision failed: {}", record.id(), error.toString());
+                        record.fail(DenyCode.RELAY_ERROR);
+                        then.refused(client, DenyCode.RELAY_ERROR);
+                        return;
+                    }
+                    record.resolved(answer.resolved());
+                    record.owner(answer.owner());
+                    switch (answer) {
+                        case Verdict.Deny deny -> {
+                            record.deny(deny.code());
+                            then.refused(client, deny.code());
+                        }
+                        case Verdict.Allow allow -> dial(client, allow, then);
+                    }
+                },
+                client.eventLoop());
     }
 
     private void dial(Channel client, Verdict.Allow allow, Then then) {
@@ -119,7 +125,8 @@ public final class Tunnels {
         dialer.dial(client.eventLoop(), allow.dial(), record::dialing).thenAccept(outcome -> {
             metrics.connect().observe(System.nanoTime() - dialing);
             switch (outcome) {
-                case Dialer.Connected connected when client.isActive() -> {
+                case Dialer.Connected connected
+                when client.isActive() -> {
                     record.connected();
                     then.connected(client, connected.channel());
                 }

@@ -17,7 +17,8 @@ final class Commands {
 
     /** Runs {@code argv} to completion and returns its standard output; a non-zero exit is an exception. */
     static String run(List<String> argv) throws IOException {
-        Process process = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        Process process = new ProcessBuilder(argv)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .start();
         CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
         String out = drain(process.getInputStream());
@@ -32,7 +33,8 @@ final class Commands {
             throw new IOException(String.join(" ", argv) + ": interrupted", e);
         }
         if (process.exitValue() != 0) {
-            throw new IOException(String.join(" ", argv) + ": exit " + process.exitValue() + ": " + err.join().strip());
+            throw new IOException(String.join(" ", argv) + ": exit " + process.exitValue() + ": "
+                    + err.join().strip());
         }
         return out;
     }

@@ -18,7 +18,8 @@ public sealed interface DnsAnswer {
         }
 
         List<InetAddress> ofFamily(boolean ipv6) {
-            return addresses.stream().filter(a -> ipv6 ? a instanceof Inet6Address : a instanceof Inet4Address)
+            return addresses.stream()
+                    .filter(a -> ipv6 ? a instanceof Inet6Address : a instanceof Inet4Address)
                     .toList();
         }
     }

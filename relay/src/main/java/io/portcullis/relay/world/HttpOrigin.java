@@ -67,7 +67,7 @@ final class HttpOrigin implements Origin {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         OutputStream out = socket.getOutputStream();
         out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
-                + "\r\nConnection: close\r\nX-Origin-Record: " + record + "\r\n\r\n")
+                        + "\r\nConnection: close\r\nX-Origin-Record: " + record + "\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII));
         out.write(bytes);
         out.flush();
@@ -104,7 +104,8 @@ final class HttpOrigin implements Origin {
         }
         for (String line : lower.split("\r?\n")) {
             if (line.startsWith("content-length:")) {
-                in.readNBytes(Integer.parseInt(line.substring("content-length:".length()).strip()));
+                in.readNBytes(Integer.parseInt(
+                        line.substring("content-length:".length()).strip()));
                 return;
             }
         }

@@ -93,8 +93,9 @@ public final class OriginMain {
                     case "--tls" -> o.tls.add(Integer.parseInt(value));
                     case "--echo" -> o.echo.add(Integer.parseInt(value));
                     case "--bulk" -> o.bulk.add(Integer.parseInt(value));
-                    default -> throw new IllegalArgumentException("option: " + args[i] + " (expected: --name, --dir,"
-                            + " --keystore, --storepass, --http, --tls, --echo, --bulk)");
+                    default ->
+                        throw new IllegalArgumentException("option: " + args[i] + " (expected: --name, --dir,"
+                                + " --keystore, --storepass, --http, --tls, --echo, --bulk)");
                 }
             }
             if (args.length % 2 != 0 || o.dir == null || (!o.tls.isEmpty() && o.keystore == null)) {

@@ -42,20 +42,41 @@ public final class OriginProcess implements AutoCloseable {
             throws IOException {
         List<String> argv = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xmx64m",
-                "-cp", codeSource(), OriginMain.class.getName(),
-                "--name", name, "--dir", records.toString(),
-                "--http", String.valueOf(HTTP), "--http", String.valueOf(HTTP_ALT),
-                "--echo", String.valueOf(ECHO), "--bulk", String.valueOf(BULK),
-                "--keystore", tls.keystore().toString(), "--storepass", tls.storepass(),
-                "--tls", String.valueOf(TLS), "--tls", String.valueOf(TLS_ALT)));
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xshare:auto",
+                "-Xmx64m",
+                "-cp",
+                codeSource(),
+                OriginMain.class.getName(),
+                "--name",
+                name,
+                "--dir",
+                records.toString(),
+                "--http",
+                String.valueOf(HTTP),
+                "--http",
+                String.valueOf(HTTP_ALT),
+                "--echo",
+                String.valueOf(ECHO),
+                "--bulk",
+                String.valueOf(BULK),
+                "--keystore",
+                tls.keystore().toString(),
+                "--storepass",
+                tls.storepass(),
+                "--tls",
+                String.valueOf(TLS),
+                "--tls",
+                String.valueOf(TLS_ALT)));
         Process process = new ProcessBuilder(world.inNamespace(site, argv))
-                .redirectError(ProcessBuilder.Redirect.appendTo(records.resolve(name + "-origin.err").toFile()))
+                .redirectError(ProcessBuilder.Redirect.appendTo(
+                        records.resolve(name + "-origin.err").toFile()))
                 .start();
         OriginProcess origin = new OriginProcess(process);
         try {
-            String ready = CompletableFuture.supplyAsync(() -> firstLine(process))
-                    .get(READY_SECONDS, TimeUnit.SECONDS);
+            String ready =
+                    CompletableFuture.supplyAsync(() -> firstLine(process)).get(READY_SECONDS, TimeUnit.SECONDS);
             if (ready == null || !ready.startsWith("{\"ready\"")) {
                 throw new IOException("origin " + name + " did not start (exit "
                         + (process.isAlive() ? "none" : process.exitValue()) + "); see "
@@ -83,7 +104,12 @@ public final class OriginProcess implements AutoCloseable {
 
     private static String codeSource() {
         try {
-            return Path.of(OriginMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            return Path.of(OriginMain.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }

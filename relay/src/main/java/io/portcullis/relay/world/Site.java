@@ -15,17 +15,22 @@ public record Site(String role, List<Prefix> prefixes, List<InetAddress> hosts) 
 
     /** Global unicast test space: addresses the relay must treat as the internet. */
     public static Site internet() {
-        return new Site("inet",
+        return new Site(
+                "inet",
                 List.of(Prefix.parse("93.184.77.0/24"), Prefix.parse("2001:4860:77::/64")),
-                List.of(Literals.address("93.184.77.10"), Literals.address("93.184.77.11"),
+                List.of(
+                        Literals.address("93.184.77.10"), Literals.address("93.184.77.11"),
                         Literals.address("2001:4860:77::10"), Literals.address("2001:4860:77::11")));
     }
 
     /** Private LAN space: reachable only as a listed target. */
     public static Site lan() {
-        return new Site("lan",
+        return new Site(
+                "lan",
                 List.of(Prefix.parse("192.168.77.0/24"), Prefix.parse("fd77:77::/64")),
-                List.of(Literals.address("192.168.77.10"), Literals.address("192.168.77.11"),
+                List.of(
+                        Literals.address("192.168.77.10"),
+                        Literals.address("192.168.77.11"),
                         Literals.address("fd77:77::10")));
     }
 
@@ -42,16 +47,17 @@ public record Site(String role, List<Prefix> prefixes, List<InetAddress> hosts) 
         for (InetAddress host : hosts) {
             Prefix prefix = prefixOf(prefixes, host);
             if (host.equals(prefix.at(1))) {
-                throw new IllegalArgumentException(
-                        "hosts: " + host.getHostAddress() + " (expected: not " + prefix.at(1).getHostAddress()
-                                + ", the world's own side)");
+                throw new IllegalArgumentException("hosts: " + host.getHostAddress() + " (expected: not "
+                        + prefix.at(1).getHostAddress() + ", the world's own side)");
             }
         }
     }
 
     /** The prefix of {@code prefixes} that holds {@code host}. */
     static Prefix prefixOf(List<Prefix> prefixes, InetAddress host) {
-        return prefixes.stream().filter(p -> p.contains(host)).findFirst()
+        return prefixes.stream()
+                .filter(p -> p.contains(host))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException(
                         "hosts: " + host.getHostAddress() + " (expected: inside " + prefixes + ")"));
     }

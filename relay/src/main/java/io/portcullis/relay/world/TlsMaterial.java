@@ -36,13 +36,45 @@ public record TlsMaterial(Path keystore, String storepass, Path certificatePem) 
         List<String> san = new ArrayList<>();
         names.forEach(n -> san.add("dns:" + n));
         addresses.forEach(a -> san.add("ip:" + a.getHostAddress()));
-        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-        Commands.run(List.of(keytool, "-genkeypair", "-alias", ALIAS, "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=portcullis world origin", "-ext", "SAN=" + String.join(",", san),
-                "-ext", "BC:c=ca:true", "-validity", "2", "-storetype", "PKCS12",
-                "-keystore", keystore.toString(), "-storepass", storepass, "-keypass", storepass));
-        Commands.run(List.of(keytool, "-exportcert", "-rfc", "-alias", ALIAS, "-keystore", keystore.toString(),
-                "-storepass", storepass, "-file", pem.toString()));
+        String keytool =
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        Commands.run(List.of(
+                keytool,
+                "-genkeypair",
+                "-alias",
+                ALIAS,
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=portcullis world origin",
+                "-ext",
+                "SAN=" + String.join(",", san),
+                "-ext",
+                "BC:c=ca:true",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                keystore.toString(),
+                "-storepass",
+                storepass,
+                "-keypass",
+                storepass));
+        Commands.run(List.of(
+                keytool,
+                "-exportcert",
+                "-rfc",
+                "-alias",
+                ALIAS,
+                "-keystore",
+                keystore.toString(),
+                "-storepass",
+                storepass,
+                "-file",
+                pem.toString()));
         return new TlsMaterial(keystore, storepass, pem);
     }
 }

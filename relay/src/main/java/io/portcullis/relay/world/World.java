@@ -63,7 +63,8 @@ public final class World implements AutoCloseable {
         long pid = ProcessHandle.current().pid();
         int seq = SEQUENCE.incrementAndGet();
         String ns = NAME_PREFIX + pid + "-" + seq + "-" + site.role();
-        String dev = "pw" + Long.toString(pid, 36) + Integer.toString(seq, 36) + site.role().charAt(0);
+        String dev = "pw" + Long.toString(pid, 36) + Integer.toString(seq, 36)
+                + site.role().charAt(0);
         Commands.run(List.of("ip", "netns", "add", ns));
         namespaces.put(site, ns);
         Commands.run(List.of("ip", "link", "add", dev, "type", "veth", "peer", "name", "eth0", "netns", ns));
@@ -92,10 +93,13 @@ public final class World implements AutoCloseable {
 
     /** Checks this namespace and every site's namespace again; throws listing every route that leads out. */
     public void verifyNoRouteOut() throws IOException {
-        List<Prefix> all = namespaces.keySet().stream().flatMap(s -> s.prefixes().stream()).toList();
+        List<Prefix> all =
+                namespaces.keySet().stream().flatMap(s -> s.prefixes().stream()).toList();
         List<String> problems = new ArrayList<>(routeProblems(List.of(), new HashSet<>(devices.values()), all));
         for (Map.Entry<Site, String> entry : namespaces.entrySet()) {
-            for (String problem : routeProblems(List.of("-n", entry.getValue()), Set.of("eth0"),
+            for (String problem : routeProblems(
+                    List.of("-n", entry.getValue()),
+                    Set.of("eth0"),
                     entry.getKey().prefixes())) {
                 problems.add(entry.getValue() + ": " + problem);
             }

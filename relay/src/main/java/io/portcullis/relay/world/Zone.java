@@ -39,8 +39,10 @@ public final class Zone {
     /** How many queries of any type arrived for {@code name}. */
     public int queries(String name) {
         String key = normalize(name);
-        return counts.entrySet().stream().filter(e -> e.getKey().name().equals(key))
-                .mapToInt(e -> e.getValue().get()).sum();
+        return counts.entrySet().stream()
+                .filter(e -> e.getKey().name().equals(key))
+                .mapToInt(e -> e.getValue().get())
+                .sum();
     }
 
     /** How many queries of {@code type} arrived for {@code name}. */
@@ -52,7 +54,8 @@ public final class Zone {
     /** Counts the query and returns the answer it gets. */
     DnsAnswer answer(String name, DnsRecordType type) {
         String key = normalize(name);
-        int n = counts.computeIfAbsent(new Key(key, type.intValue()), k -> new AtomicInteger()).getAndIncrement();
+        int n = counts.computeIfAbsent(new Key(key, type.intValue()), k -> new AtomicInteger())
+                .getAndIncrement();
         List<DnsAnswer> sequence = names.get(key);
         if (sequence == null) {
             return DnsAnswer.nxdomain();

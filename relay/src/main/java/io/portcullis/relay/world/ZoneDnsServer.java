@@ -50,7 +50,8 @@ public final class ZoneDnsServer implements AutoCloseable {
                 Channel udp = udp(group, responder).bind(address, port).sync().channel();
                 int bound = ((InetSocketAddress) udp.localAddress()).getPort();
                 try {
-                    Channel tcp = tcp(group, responder).bind(address, bound).sync().channel();
+                    Channel tcp =
+                            tcp(group, responder).bind(address, bound).sync().channel();
                     return new ZoneDnsServer(group, udp, tcp);
                 } catch (Exception e) {
                     udp.close().sync();
@@ -67,40 +68,55 @@ public final class ZoneDnsServer implements AutoCloseable {
     }
 
     private static Bootstrap udp(EventLoopGroup group, ZoneResponder responder) {
-        return new Bootstrap().group(group).channel(NioDatagramChannel.class)
+        return new Bootstrap()
+                .group(group)
+                .channel(NioDatagramChannel.class)
                 .handler(new ChannelInitializer<NioDatagramChannel>() {
                     @Override
                     protected void initChannel(NioDatagramChannel ch) {
-                        ch.pipeline().addLast(new DatagramDnsQueryDecoder(), new DatagramDnsResponseEncoder(),
-                                new SimpleChannelInboundHandler<DatagramDnsQuery>() {
-                                    @Override
-                                    protected void channelRead0(ChannelHandlerContext ctx, DatagramDnsQuery query) {
-                                        var recipient = query.recipient();
-                                        var sender = query.sender();
-                                        int id = query.id();
-                                        var opCode = query.opCode();
-                                        responder.respond(ctx, query,
-                                                code -> new DatagramDnsResponse(recipient, sender, id, opCode, code));
-                                    }
-                                });
+                        ch.pipeline()
+                                .addLast(
+                                        new DatagramDnsQueryDecoder(),
+                                        new DatagramDnsResponseEncoder(),
+                                        new SimpleChannelInboundHandler<DatagramDnsQuery>() {
+                                            @Override
+                                            protected void channelRead0(
+                                                    ChannelHandlerContext ctx, DatagramDnsQuery query) {
+                                                var recipient = query.recipient();
+                                                var sender = query.sender();
+                                                int id = query.id();
+                                                var opCode = query.opCode();
+                                                responder.respond(
+                                                        ctx,
+                                                        query,
+                                                        code -> new DatagramDnsResponse(
+                                                                recipient, sender, id, opCode, code));
+                                            }
+                                        });
                     }
                 });
     }
 
     private static ServerBootstrap tcp(EventLoopGroup group, ZoneResponder responder) {
-        return new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+        return new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new TcpDnsQueryDecoder(), new TcpDnsResponseEncoder(),
-                                new SimpleChannelInboundHandler<DnsQuery>() {
-                                    @Override
-                                    protected void channelRead0(ChannelHandlerContext ctx, DnsQuery query) {
-                                        int id = query.id();
-                                        var opCode = query.opCode();
-                                        responder.respond(ctx, query, code -> new DefaultDnsResponse(id, opCode, code));
-                                    }
-                                });
+                        ch.pipeline()
+                                .addLast(
+                                        new TcpDnsQueryDecoder(),
+                                        new TcpDnsResponseEncoder(),
+                                        new SimpleChannelInboundHandler<DnsQuery>() {
+                                            @Override
+                                            protected void channelRead0(ChannelHandlerContext ctx, DnsQuery query) {
+                                                int id = query.id();
+                                                var opCode = query.opCode();
+                                                responder.respond(
+                                                        ctx, query, code -> new DefaultDnsResponse(id, opCode, code));
+                                            }
+                                        });
                     }
                 });
     }

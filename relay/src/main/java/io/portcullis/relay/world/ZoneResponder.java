@@ -44,19 +44,33 @@ final class ZoneResponder {
         send(ctx, zone.answer(name, type), name, type, recursionDesired, newResponse);
     }
 
-    private void send(ChannelHandlerContext ctx, DnsAnswer answer, String name, DnsRecordType type,
-            boolean recursionDesired, Function<DnsResponseCode, DnsResponse> newResponse) {
+    private void send(
+            ChannelHandlerContext ctx,
+            DnsAnswer answer,
+            String name,
+            DnsRecordType type,
+            boolean recursionDesired,
+            Function<DnsResponseCode, DnsResponse> newResponse) {
         switch (answer) {
-            case DnsAnswer.Silent() -> { }
-            case DnsAnswer.Delayed(var delay, var then) -> ctx.executor().schedule(
-                    () -> send(ctx, then, name, type, recursionDesired, newResponse),
-                    delay.toNanos(), TimeUnit.NANOSECONDS);
-            case DnsAnswer.NxDomain() -> reply(ctx, newResponse.apply(DnsResponseCode.NXDOMAIN), name, type,
-                    recursionDesired, List.of());
-            case DnsAnswer.ServFail() -> reply(ctx, newResponse.apply(DnsResponseCode.SERVFAIL), name, type,
-                    recursionDesired, List.of());
-            case DnsAnswer.Addresses addresses -> reply(ctx, newResponse.apply(DnsResponseCode.NOERROR), name, type,
-                    recursionDesired, addressesFor(addresses, type));
+            case DnsAnswer.Silent() -> {}
+            case DnsAnswer.Delayed(var delay, var then) ->
+                ctx.executor()
+                        .schedule(
+                                () -> send(ctx, then, name, type, recursionDesired, newResponse),
+                                delay.toNanos(),
+                                TimeUnit.NANOSECONDS);
+            case DnsAnswer.NxDomain() ->
+                reply(ctx, newResponse.apply(DnsResponseCode.NXDOMAIN), name, type, recursionDesired, List.of());
+            case DnsAnswer.ServFail() ->
+                reply(ctx, newResponse.apply(DnsResponseCode.SERVFAIL), name, type, recursionDesired, List.of());
+            case DnsAnswer.Addresses addresses ->
+                reply(
+                        ctx,
+                        newResponse.apply(DnsResponseCode.NOERROR),
+                        name,
+                        type,
+                        recursionDesired,
+                        addressesFor(addresses, type));
         }
     }
 
@@ -70,17 +84,25 @@ final class ZoneResponder {
         return List.of();
     }
 
-    private static void reply(ChannelHandlerContext ctx, DnsResponse response, String name, DnsRecordType type,
-            boolean recursionDesired, List<InetAddress> addresses) {
+    private static void reply(
+            ChannelHandlerContext ctx,
+            DnsResponse response,
+            String name,
+            DnsRecordType type,
+            boolean recursionDesired,
+            List<InetAddress> addresses) {
         if (!ctx.channel().isActive()) {
             response.release();
             return;
         }
-        response.setAuthoritativeAnswer(true).setRecursionDesired(recursionDesired).setRecursionAvailable(true);
+        response.setAuthoritativeAnswer(true)
+                .setRecursionDesired(recursionDesired)
+                .setRecursionAvailable(true);
         response.addRecord(DnsSection.QUESTION, new DefaultDnsQuestion(name, type));
         for (InetAddress address : addresses) {
-            response.addRecord(DnsSection.ANSWER, new DefaultDnsRawRecord(name, type, TTL_SECONDS,
-                    Unpooled.wrappedBuffer(address.getAddress())));
+            response.addRecord(
+                    DnsSection.ANSWER,
+                    new DefaultDnsRawRecord(name, type, TTL_SECONDS, Unpooled.wrappedBuffer(address.getAddress())));
         }
         ctx.writeAndFlush(response);
     }

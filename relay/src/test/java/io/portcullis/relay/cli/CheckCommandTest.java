@@ -39,10 +39,12 @@ class CheckCommandTest {
     @BeforeAll
     static void startDns() throws InterruptedException {
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        dns = new FakeDnsServer(group, Map.of(
-                "public.test", "93.184.216.34 2606:2800:220:1::1",
-                "split.test", "93.184.216.34 10.0.0.5",
-                "nas.lan", "192.168.1.10"));
+        dns = new FakeDnsServer(
+                group,
+                Map.of(
+                        "public.test", "93.184.216.34 2606:2800:220:1::1",
+                        "split.test", "93.184.216.34 10.0.0.5",
+                        "nas.lan", "192.168.1.10"));
     }
 
     @AfterAll
@@ -64,8 +66,11 @@ class CheckCommandTest {
     Run run(String stdin, String... args) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(args, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int status = Main.run(
+                args,
+                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -98,18 +103,44 @@ class CheckCommandTest {
 
     @Test
     void oneLinePerTargetInInputOrder() throws IOException {
-        Run run = run("", "check", "--spawn", spawn("internet"), "--host", host(),
-                "public.test:443", "split.test:443", "nas.lan:8443", "127.0.0.1:" + QUIET_PORT, "a@b:443", "public.test:80");
+        Run run = run(
+                "",
+                "check",
+                "--spawn",
+                spawn("internet"),
+                "--host",
+                host(),
+                "public.test:443",
+                "split.test:443",
+                "nas.lan:8443",
+                "127.0.0.1:" + QUIET_PORT,
+                "a@b:443",
+                "public.test:80");
         assertEquals(1, run.status(), run.err());
-        assertEquals(List.of("public.test:443", "split.test:443", "nas.lan:8443", "127.0.0.1:" + QUIET_PORT, "a@b:443", "public.test:80"),
+        assertEquals(
+                List.of(
+                        "public.test:443",
+                        "split.test:443",
+                        "nas.lan:8443",
+                        "127.0.0.1:" + QUIET_PORT,
+                        "a@b:443",
+                        "public.test:80"),
                 run.lines().stream().map(l -> l.get("target").asText()).toList());
-        assertEquals(List.of("allow", "deny", "allow", "deny", "deny", "deny"),
+        assertEquals(
+                List.of("allow", "deny", "allow", "deny", "deny", "deny"),
                 run.lines().stream().map(l -> l.get("verdict").asText()).toList());
-        assertEquals(List.of("", "not-global-unicast", "", "owner-none", "bad-request", "port-not-allowed"),
+        assertEquals(
+                List.of("", "not-global-unicast", "", "owner-none", "bad-request", "port-not-allowed"),
                 run.lines().stream().map(l -> l.path("code").asText()).toList());
-        assertEquals("[\"93.184.216.34\",\"2606:2800:220:1::1\"]", run.lines().get(0).get("addresses").toString());
-        assertEquals("[\"93.184.216.34\",\"10.0.0.5\"]", run.lines().get(1).get("addresses").toString());
-        run.lines().forEach(l -> assertTrue(!l.get("detail").asText().isEmpty() && !l.get("detail").asText().contains("\n")));
+        assertEquals(
+                "[\"93.184.216.34\",\"2606:2800:220:1::1\"]",
+                run.lines().get(0).get("addresses").toString());
+        assertEquals(
+                "[\"93.184.216.34\",\"10.0.0.5\"]",
+                run.lines().get(1).get("addresses").toString());
+        run.lines()
+                .forEach(l -> assertTrue(!l.get("detail").asText().isEmpty()
+                        && !l.get("detail").asText().contains("\n")));
     }
 
     @Test
@@ -121,9 +152,17 @@ class CheckCommandTest {
 
     @Test
     void targetsFromStandardInput() throws IOException {
-        Run run = run("nas.lan:8443\n\n  127.0.0.1:" + QUIET_PORT + "  \r\nhttp://nas.lan:8443\n", "check", "--spawn", spawn("listed"), "--host", host());
+        Run run = run(
+                "nas.lan:8443\n\n  127.0.0.1:" + QUIET_PORT + "  \r\nhttp://nas.lan:8443\n",
+                "check",
+                "--spawn",
+                spawn("listed"),
+                "--host",
+                host());
         assertEquals(1, run.status(), run.err());
-        assertEquals(List.of("allow", "deny", "deny"), run.lines().stream().map(l -> l.get("verdict").asText()).toList());
+        assertEquals(
+                List.of("allow", "deny", "deny"),
+                run.lines().stream().map(l -> l.get("verdict").asText()).toList());
         assertEquals("not-listed", run.lines().get(2).get("code").asText());
     }
 
@@ -138,7 +177,9 @@ class CheckCommandTest {
     @Test
     void everyConfigurationProblemOnStandardErrorAndExitTwo() throws IOException {
         Path bad = dir.resolve("bad.json");
-        Files.writeString(bad, "{\"id\": \"x\", \"network\": \"all\", \"hosts\": [{\"target\": \"*.a:1\", \"scheme\": \"tcp\"}]}");
+        Files.writeString(
+                bad,
+                "{\"id\": \"x\", \"network\": \"all\", \"hosts\": [{\"target\": \"*.a:1\", \"scheme\": \"tcp\"}]}");
         Path badHost = dir.resolve("badhost.json");
         Files.writeString(badHost, "{\"denyList\": [\"10.0.0.1/8\"]}");
         Run run = run("", "check", "--spawn", bad.toString(), "--host", badHost.toString(), "nas.lan:8443");
@@ -152,7 +193,10 @@ class CheckCommandTest {
     @Test
     void usageErrorsExitTwo() throws IOException {
         assertEquals(2, run("", "check").status());
-        assertEquals(2, run("", "check", "--spawn", dir.resolve("missing.json").toString(), "a:1").status());
+        assertEquals(
+                2,
+                run("", "check", "--spawn", dir.resolve("missing.json").toString(), "a:1")
+                        .status());
         assertEquals(2, run("", "check", "--spawn").status());
         assertEquals(2, run("", "nonsense").status());
     }

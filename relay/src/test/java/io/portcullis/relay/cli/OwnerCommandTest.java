@@ -40,8 +40,11 @@ class OwnerCommandTest {
     Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int status = Main.run(
+                args,
+                new ByteArrayInputStream(new byte[0]),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -67,7 +70,9 @@ class OwnerCommandTest {
         assertEquals("deny", json.get("verdict").asText());
         assertEquals("owner-none", json.get("code").asText());
         assertTrue(!json.get("detail").asText().isEmpty());
-        assertEquals("{\"listeners\":[],\"processes\":[],\"container\":null}", json.get("evidence").toString());
+        assertEquals(
+                "{\"listeners\":[],\"processes\":[],\"container\":null}",
+                json.get("evidence").toString());
         assertEquals("", run.err());
     }
 
@@ -131,7 +136,10 @@ class OwnerCommandTest {
         assertEquals(2, run("owner").status());
         assertEquals(2, run("owner", "127.0.0.1:80").status());
         assertEquals(2, run("owner", "--spawn", "studio").status());
-        assertEquals(2, run("owner", "--spawn", "studio", "127.0.0.1:80", "127.0.0.1:81").status());
+        assertEquals(
+                2,
+                run("owner", "--spawn", "studio", "127.0.0.1:80", "127.0.0.1:81")
+                        .status());
     }
 
     @Test

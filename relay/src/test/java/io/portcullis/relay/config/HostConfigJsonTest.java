@@ -24,12 +24,19 @@ class HostConfigJsonTest {
     @Test
     void emptyMeansEveryDefault() throws ConfigException {
         assertEquals(HostConfig.DEFAULTS, HostConfigJson.parse("t", "{}"));
-        assertEquals(List.of("169.254.169.254/32", "169.254.170.2/32", "100.100.100.200/32", "fd00:ec2::254/128"),
+        assertEquals(
+                List.of("169.254.169.254/32", "169.254.170.2/32", "100.100.100.200/32", "fd00:ec2::254/128"),
                 DenyList.DEFAULT.blocks().stream().map(Cidr::toString).toList());
         HostConfig.Limits limits = HostConfig.DEFAULTS.limits();
-        assertEquals(List.of(8192, 512, 16_384, 1_048_576),
-                List.of(limits.headerBytes(), limits.spawnConnections(), limits.relayConnections(), limits.doorBodyBytes()));
-        assertEquals(List.of(Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15)),
+        assertEquals(
+                List.of(8192, 512, 16_384, 1_048_576),
+                List.of(
+                        limits.headerBytes(),
+                        limits.spawnConnections(),
+                        limits.relayConnections(),
+                        limits.doorBodyBytes()));
+        assertEquals(
+                List.of(Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15)),
                 List.of(limits.headerTimeout(), limits.connectTimeout(), limits.idleTimeout()));
         assertEquals(Duration.ofSeconds(5), HostConfig.DEFAULTS.dns().timeout());
         assertEquals(Duration.ofSeconds(1), HostConfig.DEFAULTS.owner().cacheWindow());
@@ -48,11 +55,20 @@ class HostConfigJsonTest {
                  "limits": {"headerBytes": 4096, "headerTimeoutMillis": 2000, "connectTimeoutMillis": 3000,
                             "idleTimeoutMillis": 60000, "spawnConnections": 8, "relayConnections": 64, "doorBodyBytes": 1024},
                  "log": {"file": "/var/log/portcullis.jsonl"}}""");
-        assertEquals(List.of("10.0.0.0/8", "fd00::/8"), host.denyList().blocks().stream().map(Cidr::toString).toList());
+        assertEquals(
+                List.of("10.0.0.0/8", "fd00::/8"),
+                host.denyList().blocks().stream().map(Cidr::toString).toList());
         assertEquals(List.of("gate.example", "xn--bcher-kva.example"), host.ownNames());
-        assertEquals(List.of(InetAddress.getByName("203.0.113.7"), InetAddress.getByName("2001:db8::7")), host.ownAddresses());
-        assertEquals(new HostConfig.Dns(List.of(new InetSocketAddress(InetAddress.getByName("127.0.0.53"), 53),
-                new InetSocketAddress(InetAddress.getByName("::1"), 5353)), Duration.ofMillis(700)), host.dns());
+        assertEquals(
+                List.of(InetAddress.getByName("203.0.113.7"), InetAddress.getByName("2001:db8::7")),
+                host.ownAddresses());
+        assertEquals(
+                new HostConfig.Dns(
+                        List.of(
+                                new InetSocketAddress(InetAddress.getByName("127.0.0.53"), 53),
+                                new InetSocketAddress(InetAddress.getByName("::1"), 5353)),
+                        Duration.ofMillis(700)),
+                host.dns());
         OwnerConfig owner = host.owner();
         assertEquals(1000, owner.gatewayUid());
         assertEquals(18789, owner.gatewayPort());
@@ -62,9 +78,12 @@ class HostConfigJsonTest {
         assertEquals(Map.of("studio", Set.of("shared-db")), owner.exceptions());
         assertEquals("unix:///run/docker.sock", owner.dockerEndpoint());
         assertEquals(Duration.ofMillis(250), owner.cacheWindow());
-        assertEquals(new HostConfig.Limits(4096, Duration.ofMillis(2000), Duration.ofMillis(3000), Duration.ofMillis(60000),
-                8, 64, 1024), host.limits());
-        assertEquals(Optional.of(Path.of("/var/log/portcullis.jsonl")), host.log().file());
+        assertEquals(
+                new HostConfig.Limits(
+                        4096, Duration.ofMillis(2000), Duration.ofMillis(3000), Duration.ofMillis(60000), 8, 64, 1024),
+                host.limits());
+        assertEquals(
+                Optional.of(Path.of("/var/log/portcullis.jsonl")), host.log().file());
     }
 
     @ParameterizedTest(name = "{0} -> {1}")

@@ -36,12 +36,20 @@ class SpawnPolicyJsonTest {
         assertEquals("studio", spawn.id());
         assertEquals(SpawnPolicy.Network.LISTED, spawn.network());
         assertEquals(4, spawn.hosts().size());
-        assertEquals(new SpawnPolicy.Entry(Target.parse("127.0.0.1:8080"), SpawnPolicy.Scheme.TCP, OwnerQuery.Source.DEFAULT),
+        assertEquals(
+                new SpawnPolicy.Entry(
+                        Target.parse("127.0.0.1:8080"), SpawnPolicy.Scheme.TCP, OwnerQuery.Source.DEFAULT),
                 spawn.hosts().get(3));
-        assertEquals(List.of(5000, 8080), spawn.forwards().stream().map(e -> e.target().port()).toList());
+        assertEquals(
+                List.of(5000, 8080),
+                spawn.forwards().stream().map(e -> e.target().port()).toList());
         assertEquals(3001, spawn.door().orElseThrow().port());
-        assertEquals(Path.of("/run/wall/studio/door-token"), spawn.door().orElseThrow().tokenFile());
-        assertEquals(new SpawnPolicy.Route("GET", "/kiosk/state"), spawn.door().orElseThrow().routes().get(0));
+        assertEquals(
+                Path.of("/run/wall/studio/door-token"),
+                spawn.door().orElseThrow().tokenFile());
+        assertEquals(
+                new SpawnPolicy.Route("GET", "/kiosk/state"),
+                spawn.door().orElseThrow().routes().get(0));
         assertEquals(OptionalInt.of(1000), spawn.peerUid());
     }
 
@@ -56,13 +64,18 @@ class SpawnPolicyJsonTest {
     }
 
     @ParameterizedTest(name = "proxyPort {0} with forwards {1} -> {2}")
-    @CsvSource({"39080, 5000, 39080", "39080, 39080, 39081", "39080, 39080 39081 39082, 39083", "5000, 5000 5001, 5002"})
+    @CsvSource({"39080, 5000, 39080", "39080, 39080, 39081", "39080, 39080 39081 39082, 39083", "5000, 5000 5001, 5002"
+    })
     void proxyPortMovesPastForwards(int proxyPort, String forwards, int effective) throws ConfigException {
         StringBuilder hosts = new StringBuilder();
         for (String port : forwards.split(" ")) {
-            hosts.append(hosts.isEmpty() ? "" : ",").append("{\"target\": \"127.0.0.1:").append(port).append("\", \"scheme\": \"tcp\"}");
+            hosts.append(hosts.isEmpty() ? "" : ",")
+                    .append("{\"target\": \"127.0.0.1:")
+                    .append(port)
+                    .append("\", \"scheme\": \"tcp\"}");
         }
-        SpawnPolicy spawn = SpawnPolicyJson.parse("p", "{\"id\": \"a\", \"proxyPort\": " + proxyPort + ", \"hosts\": [" + hosts + "]}");
+        SpawnPolicy spawn = SpawnPolicyJson.parse(
+                "p", "{\"id\": \"a\", \"proxyPort\": " + proxyPort + ", \"hosts\": [" + hosts + "]}");
         assertEquals(effective, spawn.effectiveProxyPort());
     }
 
@@ -117,13 +130,15 @@ class SpawnPolicyJsonTest {
         ConfigException e = assertThrows(ConfigException.class, () -> SpawnPolicyJson.parse("t", """
                 {"network": "all", "hosts": [{"target": "ok:1", "scheme": "tcp"}, {"target": "a@b:443", "scheme": "https"},
                  {"target": "b:2", "scheme": "ftp"}], "proxyPort": 70000, "extra": true}"""));
-        assertEquals(List.of(
-                "extra: unknown field (expected: one of id, network, hosts, proxyPort, door, peerUid)",
-                "id: missing (expected: a string)",
-                "network: \"all\" (expected: one of none, listed, internet)",
-                "hosts[1].target: \"a@b:443\" (expected: host:port without userinfo, zone, path or escape)",
-                "hosts[2].scheme: \"ftp\" (expected: one of https, tcp, http)",
-                "proxyPort: 70000 (expected: an integer 1-65535)"), e.problems());
+        assertEquals(
+                List.of(
+                        "extra: unknown field (expected: one of id, network, hosts, proxyPort, door, peerUid)",
+                        "id: missing (expected: a string)",
+                        "network: \"all\" (expected: one of none, listed, internet)",
+                        "hosts[1].target: \"a@b:443\" (expected: host:port without userinfo, zone, path or escape)",
+                        "hosts[2].scheme: \"ftp\" (expected: one of https, tcp, http)",
+                        "proxyPort: 70000 (expected: an integer 1-65535)"),
+                e.problems());
         assertTrue(e.getMessage().startsWith("t: 6 problems"), e.getMessage());
     }
 }

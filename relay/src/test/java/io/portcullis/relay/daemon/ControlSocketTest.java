@@ -25,11 +25,14 @@ class ControlSocketTest {
     private static final int DAEMON_UID = 1000;
 
     private static Transport reading(Transport.PeerReader peers) {
-        return new Transport("test", NioIoHandler.newFactory(), NioServerDomainSocketChannel::new, NioSocketChannel::new, peers);
+        return new Transport(
+                "test", NioIoHandler.newFactory(), NioServerDomainSocketChannel::new, NioSocketChannel::new, peers);
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(nullValues = "null", value = {"1000, true", "0, false", "1001, false", "null, false"})
+    @CsvSource(
+            nullValues = "null",
+            value = {"1000, true", "0, false", "1001, false", "null, false"})
     void onlyThePeerWithTheDaemonsUidIsServed(Integer peerUid, boolean served) {
         Transport transport = reading(channel -> peerUid == null ? null : new Transport.Peer(42, peerUid));
 

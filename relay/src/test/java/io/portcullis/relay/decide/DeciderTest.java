@@ -83,7 +83,8 @@ class DeciderTest {
             return CompletableFuture.completedFuture(Resolution.failed(Resolution.Outcome.FAILED, name + ": NXDOMAIN"));
         }
         if (answer.equals("timeout")) {
-            return CompletableFuture.completedFuture(Resolution.failed(Resolution.Outcome.TIMEOUT, name + " timed out"));
+            return CompletableFuture.completedFuture(
+                    Resolution.failed(Resolution.Outcome.TIMEOUT, name + " timed out"));
         }
         if (answer.isEmpty()) {
             return CompletableFuture.completedFuture(Resolution.failed(Resolution.Outcome.EMPTY, name + " has none"));
@@ -94,14 +95,18 @@ class DeciderTest {
     /** Port 5000 belongs to the add-on; everything else to another user. Evidence: one listener on the port. */
     final OwnerCheck owner = query -> {
         asked.add(query);
-        return CompletableFuture.completedFuture(query.port() == 5000
-                ? OwnerAnswer.allow("the add-on's own service", evidence(query, 4100))
-                : OwnerAnswer.deny(OwnerCode.OTHER_USER, "uid 1001", evidence(query, 1001)));
+        return CompletableFuture.completedFuture(
+                query.port() == 5000
+                        ? OwnerAnswer.allow("the add-on's own service", evidence(query, 4100))
+                        : OwnerAnswer.deny(OwnerCode.OTHER_USER, "uid 1001", evidence(query, 1001)));
     };
 
     static OwnerEvidence evidence(OwnerQuery query, int uid) {
-        return new OwnerEvidence(List.of(new OwnerEvidence.Listener("inet", query.address().getHostAddress(), query.port(),
-                uid, 7, false, "")), List.of(), null);
+        return new OwnerEvidence(
+                List.of(new OwnerEvidence.Listener(
+                        "inet", query.address().getHostAddress(), query.port(), uid, 7, false, "")),
+                List.of(),
+                null);
     }
 
     static List<InetAddress> addresses(String spaced) {
@@ -134,7 +139,9 @@ class DeciderTest {
         SpawnPolicy spawn = SpawnPolicyJson.parse("spawn", spawnJson);
         HostConfig host = HostConfigJson.parse("host", HOST);
         OwnAddresses own = new OwnAddresses(Set.copyOf(host.ownAddresses()));
-        return new Decider(new Rules(host), resolver, () -> own, owner).decide(spawn, request).join();
+        return new Decider(new Rules(host), resolver, () -> own, owner)
+                .decide(spawn, request)
+                .join();
     }
 
     static Request request(String kind, String target) {
@@ -210,12 +217,19 @@ class DeciderTest {
     }
 
     static List<String> shown(List<InetSocketAddress> dial) {
-        return dial.stream().map(a -> new Target(Target.text(a.getAddress()), a.getPort(), a.getAddress()).toString()).toList();
+        return dial.stream()
+                .map(a -> new Target(Target.text(a.getAddress()), a.getPort(), a.getAddress()).toString())
+                .toList();
     }
 
     @ParameterizedTest(name = "network none: {0} {1} -> mode-none, nothing resolved")
-    @CsvSource({"CONNECT, nas.lan:8443", "CONNECT, public.example:443", "HTTP, printer.lan:80", "FORWARD, 5000",
-        "CONNECT, a@b:443"})
+    @CsvSource({
+        "CONNECT, nas.lan:8443",
+        "CONNECT, public.example:443",
+        "HTTP, printer.lan:80",
+        "FORWARD, 5000",
+        "CONNECT, a@b:443"
+    })
     void modeNoneDeniesEverythingUnresolved(String kind, String target) throws ConfigException {
         Verdict verdict = decide(SPAWN.replace("\"internet\"", "\"none\""), request(kind, target));
         assertEquals("mode-none", outcome(verdict));
@@ -259,7 +273,13 @@ class DeciderTest {
     @Test
     void ownerIsAskedForEveryOwnAddressWithTheEntrysSource() throws ConfigException {
         decide(SPAWN, Request.forward(8080));
-        assertEquals(List.of(new OwnerQuery("studio", OwnerQuery.Source.DEFAULT, addresses("127.0.0.1").get(0), 8080)), asked);
+        assertEquals(
+                List.of(new OwnerQuery(
+                        "studio",
+                        OwnerQuery.Source.DEFAULT,
+                        addresses("127.0.0.1").get(0),
+                        8080)),
+                asked);
     }
 
     @ParameterizedTest(name = "{0} {1} -> owner evidence {2}")
@@ -275,8 +295,14 @@ class DeciderTest {
             throws ConfigException {
         Verdict verdict = decide(SPAWN, request(kind, target));
         OwnerEvidence evidence = verdict.owner();
-        assertEquals(expected, evidence == null ? "none" : evidence.listeners().stream()
-                .map(l -> l.address() + ":" + l.port() + " uid " + l.uid()).reduce((a, b) -> a + ", " + b).orElse("[]"));
+        assertEquals(
+                expected,
+                evidence == null
+                        ? "none"
+                        : evidence.listeners().stream()
+                                .map(l -> l.address() + ":" + l.port() + " uid " + l.uid())
+                                .reduce((a, b) -> a + ", " + b)
+                                .orElse("[]"));
     }
 
     @Test
@@ -284,11 +310,18 @@ class DeciderTest {
         SpawnPolicy spawn = SpawnPolicyJson.parse("spawn", """
                 {"id": "studio", "hosts": [{"target": "both.lan:5000", "scheme": "tcp"}]}""");
         HostConfig host = HostConfigJson.parse("host", "{\"ownAddresses\": [\"192.168.1.10\"]}");
-        Resolver both = name -> CompletableFuture.completedFuture(Resolution.resolved(addresses("127.0.0.1 192.168.1.10")));
-        Verdict verdict = new Decider(new Rules(host), both, () -> new OwnAddresses(Set.copyOf(host.ownAddresses())), owner)
-                .decide(spawn, Request.connect("both.lan:5000")).join();
-        assertEquals(List.of("127.0.0.1", "192.168.1.10"),
-                verdict.owner().listeners().stream().map(OwnerEvidence.Listener::address).toList(), verdict.toString());
+        Resolver both =
+                name -> CompletableFuture.completedFuture(Resolution.resolved(addresses("127.0.0.1 192.168.1.10")));
+        Verdict verdict = new Decider(
+                        new Rules(host), both, () -> new OwnAddresses(Set.copyOf(host.ownAddresses())), owner)
+                .decide(spawn, Request.connect("both.lan:5000"))
+                .join();
+        assertEquals(
+                List.of("127.0.0.1", "192.168.1.10"),
+                verdict.owner().listeners().stream()
+                        .map(OwnerEvidence.Listener::address)
+                        .toList(),
+                verdict.toString());
     }
 
     @Test
@@ -300,7 +333,8 @@ class DeciderTest {
         };
         for (OwnerCheck check : List.of(broken, throwing, OwnerCheck.failClosed("not built"))) {
             Verdict verdict = new Decider(new Rules(HostConfig.DEFAULTS), resolver, () -> OwnAddresses.NONE, check)
-                    .decide(spawn, Request.forward(5000)).join();
+                    .decide(spawn, Request.forward(5000))
+                    .join();
             assertEquals("owner-error", outcome(verdict), verdict.toString());
         }
     }
@@ -314,7 +348,8 @@ class DeciderTest {
         };
         for (Resolver r : List.of(broken, throwing)) {
             Verdict verdict = new Decider(new Rules(HostConfig.DEFAULTS), r, () -> OwnAddresses.NONE, owner)
-                    .decide(spawn, Request.connect("nas.lan:8443")).join();
+                    .decide(spawn, Request.connect("nas.lan:8443"))
+                    .join();
             assertInstanceOf(Verdict.Deny.class, verdict);
             assertEquals("internal-error", outcome(verdict), verdict.toString());
         }
@@ -324,6 +359,8 @@ class DeciderTest {
     void allowCarriesExactlyTheCheckedAddresses() throws ConfigException {
         Verdict.Allow allow = (Verdict.Allow) decide(SPAWN, Request.connect("public.example:443"));
         assertEquals(addresses("93.184.216.34 2606:2800:220:1::1"), allow.resolved());
-        assertEquals(allow.resolved(), allow.dial().stream().map(InetSocketAddress::getAddress).toList());
+        assertEquals(
+                allow.resolved(),
+                allow.dial().stream().map(InetSocketAddress::getAddress).toList());
     }
 }

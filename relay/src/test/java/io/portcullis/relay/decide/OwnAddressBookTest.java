@@ -38,9 +38,10 @@ class OwnAddressBookTest {
         return list;
     };
 
-    final Resolver resolver = name -> CompletableFuture.completedFuture(dns.containsKey(name)
-            ? Resolution.resolved(List.of(ip(dns.get(name))))
-            : Resolution.failed(Resolution.Outcome.FAILED, name));
+    final Resolver resolver = name -> CompletableFuture.completedFuture(
+            dns.containsKey(name)
+                    ? Resolution.resolved(List.of(ip(dns.get(name))))
+                    : Resolution.failed(Resolution.Outcome.FAILED, name));
 
     static InetAddress ip(String text) {
         try {
@@ -51,7 +52,8 @@ class OwnAddressBookTest {
     }
 
     OwnAddressBook book() throws ConfigException {
-        HostConfig host = HostConfigJson.parse("t", "{\"ownNames\": [\"gate.example\"], \"ownAddresses\": [\"203.0.113.5\"]}");
+        HostConfig host =
+                HostConfigJson.parse("t", "{\"ownNames\": [\"gate.example\"], \"ownAddresses\": [\"203.0.113.5\"]}");
         return new OwnAddressBook(host, seam, resolver);
     }
 
@@ -59,7 +61,8 @@ class OwnAddressBookTest {
     void interfacesConfiguredAndNamedAddressesAreOwn() throws ConfigException {
         OwnAddresses own = book().refresh().join();
         assertEquals(Set.of(ip("192.0.2.10"), ip("203.0.113.5"), ip("198.51.100.7")), own.addresses());
-        for (String always : List.of("127.0.0.1", "127.9.9.9", "0.0.0.0", "::1", "::", "::ffff:127.0.0.1", "::ffff:192.0.2.10")) {
+        for (String always :
+                List.of("127.0.0.1", "127.9.9.9", "0.0.0.0", "::1", "::", "::ffff:127.0.0.1", "::ffff:192.0.2.10")) {
             assertTrue(own.contains(ip(always)), always);
         }
         assertFalse(own.contains(ip("192.0.2.11")));

@@ -15,23 +15,47 @@ class EntryCommandTest {
     @Test
     void theEntryGetsTheSpawnsPortsTheReadinessDescriptorAndTheCommand() {
         EntryCommand entry = EntryCommand.executable(Path.of("/opt/portcullis/portcullis"));
-        List<String> argv = entry.argv(Path.of("/tmp/spawn-x/relay.sock"), 39082, List.of(5000, 39080),
-                OptionalInt.of(3001), 3, List.of("curl", "-v"));
-        assertEquals(List.of("/opt/portcullis/portcullis", "entry", "--relay", "/tmp/spawn-x/relay.sock",
-                "--proxy-port", "39082", "--forward", "5000", "--forward", "39080", "--door", "3001",
-                "--ready-fd", "3", "--", "curl", "-v"), argv);
+        List<String> argv = entry.argv(
+                Path.of("/tmp/spawn-x/relay.sock"),
+                39082,
+                List.of(5000, 39080),
+                OptionalInt.of(3001),
+                3,
+                List.of("curl", "-v"));
+        assertEquals(
+                List.of(
+                        "/opt/portcullis/portcullis",
+                        "entry",
+                        "--relay",
+                        "/tmp/spawn-x/relay.sock",
+                        "--proxy-port",
+                        "39082",
+                        "--forward",
+                        "5000",
+                        "--forward",
+                        "39080",
+                        "--door",
+                        "3001",
+                        "--ready-fd",
+                        "3",
+                        "--",
+                        "curl",
+                        "-v"),
+                argv);
     }
 
     @Test
     void withoutACommandThereIsNothingToRun() {
         EntryCommand entry = EntryCommand.executable(Path.of("portcullis"));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> entry.argv(Path.of("s"), 39080, List.of(), OptionalInt.empty(), 3, List.of()));
     }
 
     @Test
     void thisJavaRunsTheEntrysMainFromAJarThatExists() {
-        List<String> prefix = EntryCommand.thisJava(Path.of(System.getProperty("java.home"))).prefix();
+        List<String> prefix =
+                EntryCommand.thisJava(Path.of(System.getProperty("java.home"))).prefix();
         assertEquals("io.portcullis.entry.Main", prefix.getLast());
         assertTrue(Files.isExecutable(Path.of(prefix.getFirst())), prefix.toString());
         assertTrue(Files.exists(Path.of(prefix.get(prefix.indexOf("-cp") + 1))), prefix.toString());

@@ -22,7 +22,8 @@ class PrerequisitesTest {
     void eachMissingNeedIsNamed(int uid, String installed, boolean userns, String expected) {
         Set<String> programs = Set.of(installed.split(" "));
         List<String> missing = Prerequisites.missing(uid, programs::contains, argv -> userns);
-        List<String> needs = missing.stream().map(m -> m.substring(0, m.indexOf(':'))).toList();
+        List<String> needs =
+                missing.stream().map(m -> m.substring(0, m.indexOf(':'))).toList();
         assertEquals(expected.isEmpty() ? List.of() : List.of(expected.split("/")), needs, missing.toString());
     }
 }

@@ -44,16 +44,21 @@ class RunPolicyTest {
 
     @Test
     void everyBadAllowIsNamedAtOnce() {
-        ConfigException e = assertThrows(ConfigException.class,
-                () -> RunPolicy.fromAllows("run-1", false, List.of("*.lan:443", "ok.lan:443", "a@b:443", "nas.lan"), 0));
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> RunPolicy.fromAllows(
+                        "run-1", false, List.of("*.lan:443", "ok.lan:443", "a@b:443", "nas.lan"), 0));
         assertEquals(3, e.problems().size(), e.problems().toString());
-        assertTrue(e.problems().stream().allMatch(p -> p.startsWith("--allow: ")), e.problems().toString());
+        assertTrue(
+                e.problems().stream().allMatch(p -> p.startsWith("--allow: ")),
+                e.problems().toString());
         assertTrue(e.problems().getFirst().contains("*.lan:443"), e.problems().toString());
     }
 
     @Test
     void aTargetAllowedTwiceIsAProblem() {
-        ConfigException e = assertThrows(ConfigException.class,
+        ConfigException e = assertThrows(
+                ConfigException.class,
                 () -> RunPolicy.fromAllows("run-1", false, List.of("nas.lan:443", "NAS.lan:443"), 0));
         assertEquals(List.of("--allow: hosts: nas.lan:443 (expected: each target once)"), e.problems());
     }
@@ -61,7 +66,12 @@ class RunPolicyTest {
     @ParameterizedTest(name = "file peerUid {0} -> {1}")
     @CsvSource({"-1, 1000", "1000, 1000", "0, refused"})
     void aPolicyFileGetsTheCallersUid(int filePeer, String expected) throws ConfigException {
-        SpawnPolicy file = new SpawnPolicy("studio", SpawnPolicy.Network.LISTED, List.of(), 39080, Optional.empty(),
+        SpawnPolicy file = new SpawnPolicy(
+                "studio",
+                SpawnPolicy.Network.LISTED,
+                List.of(),
+                39080,
+                Optional.empty(),
                 filePeer < 0 ? OptionalInt.empty() : OptionalInt.of(filePeer));
         if (expected.equals("refused")) {
             ConfigException e = assertThrows(ConfigException.class, () -> RunPolicy.forPeer(file, 1000));

@@ -34,11 +34,15 @@ class SandboxTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource({"BWRAP, bwrap --unshare-net --unshare-user --die-with-parent", "UNSHARE, unshare --user --map-root-user --net"})
+    @CsvSource({
+        "BWRAP, bwrap --unshare-net --unshare-user --die-with-parent",
+        "UNSHARE, unshare --user --map-root-user --net"
+    })
     void theWrappedCommandComesLastAfterTheReadinessFile(Sandbox sandbox, String start) {
         List<String> argv = sandbox.wrap(List.of("entry", "--", "curl", "x y"), Path.of("/tmp/ready"));
         assertEquals(start, String.join(" ", argv.subList(0, start.split(" ").length)));
-        assertEquals(List.of("sh", "/tmp/ready", "entry", "--", "curl", "x y"), argv.subList(argv.size() - 6, argv.size()));
+        assertEquals(
+                List.of("sh", "/tmp/ready", "entry", "--", "curl", "x y"), argv.subList(argv.size() - 6, argv.size()));
         assertTrue(argv.get(argv.size() - 7).contains("3>>\"$ready\""), argv.toString());
     }
 }

@@ -19,8 +19,21 @@ class JsonLineSinkTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static Decision decision(long id) {
-        return new Decision("2026-11-29T08:00:00Z", "studio", id, "proxy", "nas.lan:8443", List.of("192.168.1.5"),
-                "192.168.1.5:8443", "allow", null, null, 10, 20, 5, 3);
+        return new Decision(
+                "2026-11-29T08:00:00Z",
+                "studio",
+                id,
+                "proxy",
+                "nas.lan:8443",
+                List.of("192.168.1.5"),
+                "192.168.1.5:8443",
+                "allow",
+                null,
+                null,
+                10,
+                20,
+                5,
+                3);
     }
 
     @Test
@@ -29,8 +42,23 @@ class JsonLineSinkTest {
 
         List<String> names = new ArrayList<>();
         line.fieldNames().forEachRemaining(names::add);
-        assertEquals(List.of("time", "spawn", "connection", "kind", "target", "resolved", "dialed", "verdict", "code",
-                "owner", "bytesUp", "bytesDown", "durationMillis", "generation"), names);
+        assertEquals(
+                List.of(
+                        "time",
+                        "spawn",
+                        "connection",
+                        "kind",
+                        "target",
+                        "resolved",
+                        "dialed",
+                        "verdict",
+                        "code",
+                        "owner",
+                        "bytesUp",
+                        "bytesDown",
+                        "durationMillis",
+                        "generation"),
+                names);
         assertEquals("192.168.1.5:8443", line.get("dialed").asText());
         assertEquals(true, line.get("code").isNull());
         assertEquals(3, line.get("generation").asLong());
@@ -70,16 +98,20 @@ class JsonLineSinkTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (Files.readAllLines(file).size() < count) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError(file + ": fewer than " + count + " lines after 5 s: " + Files.readAllLines(file));
+                throw new AssertionError(
+                        file + ": fewer than " + count + " lines after 5 s: " + Files.readAllLines(file));
             }
             Thread.sleep(10);
         }
     }
 
     @ParameterizedTest(name = "{0}/{1} -> refused")
-    @CsvSource(nullValues = "null", value = {"allow, not-listed", "deny, null", "error, null", "maybe, not-listed"})
+    @CsvSource(
+            nullValues = "null",
+            value = {"allow, not-listed", "deny, null", "error, null", "maybe, not-listed"})
     void aVerdictAndCodeThatDisagreeAreRefused(String verdict, String code) {
-        assertThrows(IllegalArgumentException.class, () -> new Decision("t", "s", 1, "proxy", null, List.of(), null,
-                verdict, code, null, 0, 0, 0, 1));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Decision("t", "s", 1, "proxy", null, List.of(), null, verdict, code, null, 0, 0, 0, 1));
     }
 }

@@ -23,19 +23,29 @@ class MetricsTest {
     };
 
     private static Decision decision(String kind, String verdict, String code, long up, long down) {
-        return new Decision("2026-11-29T08:00:00Z", "studio", 1, kind, null, List.of(), null, verdict, code, null, up, down, 1, 3);
+        return new Decision(
+                "2026-11-29T08:00:00Z", "studio", 1, kind, null, List.of(), null, verdict, code, null, up, down, 1, 3);
     }
 
     @ParameterizedTest(name = "{0} ns -> le {1}")
-    @CsvSource({"0, 0.0001", "100000, 0.0001", "100001, 0.00025", "1000000, 0.001", "10000000000, 10.0", "10000000001, +Inf"})
+    @CsvSource({
+        "0, 0.0001",
+        "100000, 0.0001",
+        "100001, 0.00025",
+        "1000000, 0.001",
+        "10000000000, 10.0",
+        "10000000001, +Inf"
+    })
     void anObservationFallsInTheFirstBucketThatHoldsIt(long nanos, String bucket) {
         Metrics metrics = new Metrics();
         metrics.dns().observe(nanos);
 
         String text = metrics.text(GAUGES);
 
-        String first = text.lines().filter(line -> line.startsWith("portcullis_dns_seconds_bucket") && line.endsWith(" 1"))
-                .findFirst().orElseThrow();
+        String first = text.lines()
+                .filter(line -> line.startsWith("portcullis_dns_seconds_bucket") && line.endsWith(" 1"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("portcullis_dns_seconds_bucket{le=\"" + bucket + "\"} 1", first);
         assertTrue(text.contains("portcullis_dns_seconds_count 1\n"));
     }
@@ -50,8 +60,13 @@ class MetricsTest {
 
         String text = metrics.text(GAUGES);
 
-        assertTrue(text.contains("portcullis_connections_total{kind=\"proxy\",verdict=\"allow\",code=\"none\"} 2\n"), text);
-        assertTrue(text.contains("portcullis_connections_total{kind=\"forward\",verdict=\"deny\",code=\"owner-none\"} 1\n"), text);
+        assertTrue(
+                text.contains("portcullis_connections_total{kind=\"proxy\",verdict=\"allow\",code=\"none\"} 2\n"),
+                text);
+        assertTrue(
+                text.contains(
+                        "portcullis_connections_total{kind=\"forward\",verdict=\"deny\",code=\"owner-none\"} 1\n"),
+                text);
         assertTrue(text.contains("portcullis_bytes_total{direction=\"up\"} 15\n"), text);
         assertTrue(text.contains("portcullis_bytes_total{direction=\"down\"} 200\n"), text);
         assertTrue(text.contains("portcullis_open_connections{spawn=\"studio\"} 2\n"), text);

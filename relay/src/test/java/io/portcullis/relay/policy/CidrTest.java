@@ -11,21 +11,47 @@ class CidrTest {
 
     @ParameterizedTest(name = "{0} holds {1} -> {2}")
     @CsvSource({
-        "10.0.0.0/8, 10.0.0.0, true", "10.0.0.0/8, 10.255.255.255, true", "10.0.0.0/8, 9.255.255.255, false",
-        "10.0.0.0/8, 11.0.0.0, false", "0.0.0.0/0, 255.255.255.255, true", "0.0.0.0/0, ::1, false",
-        "169.254.169.254, 169.254.169.254, true", "169.254.169.254/32, 169.254.169.255, false",
-        "fd00:ec2::254, fd00:ec2::254, true", "fd00:ec2::254/128, fd00:ec2::255, false",
-        "2001:db8::/32, 2001:db8:ffff:ffff:ffff:ffff:ffff:ffff, true", "2001:db8::/32, 2001:db9::, false",
-        "::/0, 1.2.3.4, false", "fe80::/10, febf::1, true", "fe80::/10, fec0::, false",
-        "2001:db8::/64, 2001:db8::ffff:ffff:ffff:ffff, true", "2001:db8::/65, 2001:db8::8000:0:0:0, false",
+        "10.0.0.0/8, 10.0.0.0, true",
+        "10.0.0.0/8, 10.255.255.255, true",
+        "10.0.0.0/8, 9.255.255.255, false",
+        "10.0.0.0/8, 11.0.0.0, false",
+        "0.0.0.0/0, 255.255.255.255, true",
+        "0.0.0.0/0, ::1, false",
+        "169.254.169.254, 169.254.169.254, true",
+        "169.254.169.254/32, 169.254.169.255, false",
+        "fd00:ec2::254, fd00:ec2::254, true",
+        "fd00:ec2::254/128, fd00:ec2::255, false",
+        "2001:db8::/32, 2001:db8:ffff:ffff:ffff:ffff:ffff:ffff, true",
+        "2001:db8::/32, 2001:db9::, false",
+        "::/0, 1.2.3.4, false",
+        "fe80::/10, febf::1, true",
+        "fe80::/10, fec0::, false",
+        "2001:db8::/64, 2001:db8::ffff:ffff:ffff:ffff, true",
+        "2001:db8::/65, 2001:db8::8000:0:0:0, false",
     })
     void contains(String cidr, String address, boolean expected) {
-        assertEquals(expected, new DenyList(java.util.List.of(Cidr.parse(cidr))).match(GlobalUnicastTest.literal(address)) != null);
+        assertEquals(
+                expected,
+                new DenyList(java.util.List.of(Cidr.parse(cidr))).match(GlobalUnicastTest.literal(address)) != null);
     }
 
     @ParameterizedTest(name = "{0} is refused")
-    @ValueSource(strings = {"", "/8", "10.0.0.0/", "10.0.0.0/33", "10.0.0.1/8", "10.0.0.0/08", "10.0.0.0/-1",
-        "fd00::/129", "fd00::1/64", "example.com/8", "10/8", "10.0.0.0/8/8", "10.0.0.0 /8"})
+    @ValueSource(
+            strings = {
+                "",
+                "/8",
+                "10.0.0.0/",
+                "10.0.0.0/33",
+                "10.0.0.1/8",
+                "10.0.0.0/08",
+                "10.0.0.0/-1",
+                "fd00::/129",
+                "fd00::1/64",
+                "example.com/8",
+                "10/8",
+                "10.0.0.0/8/8",
+                "10.0.0.0 /8"
+            })
     void refused(String text) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Cidr.parse(text));
         assertEquals(true, e.getMessage().contains("(expected: "), e.getMessage());

@@ -45,8 +45,10 @@ class ProxyKindTest {
             judged.add(request.kind() + " " + request.target());
             return CompletableFuture.completedFuture(new Verdict.Deny(verdict, "test"));
         };
-        channel.pipeline().addLast(new ProxyKind(HEADER_BYTES, HEADER_TIMEOUT_MILLIS, tunnels,
-                new Exchange.Limits(100, 1000, 60_000)).handler(judge));
+        channel.pipeline()
+                .addLast(new ProxyKind(
+                                HEADER_BYTES, HEADER_TIMEOUT_MILLIS, tunnels, new Exchange.Limits(100, 1000, 60_000))
+                        .handler(judge));
         return channel;
     }
 
@@ -65,16 +67,18 @@ class ProxyKindTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', value = {
-        "GET / HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n                             | 400 Bad Request | Portcullis-Deny: bad-request",
-        "CONNECT a.example:443 HTTP/2.0\\r\\n\\r\\n                          | 400 Bad Request | Portcullis-Deny: bad-request",
-        "CONNECT a.example:443 HTTP/1.1\\n\\n                                | 400 Bad Request | Portcullis-Deny: bad-request",
-        "CONNECT a.example:443 HTTP/1.1\\r\\nX: a\\rb\\r\\n\\r\\n            | 400 Bad Request | Portcullis-Deny: bad-request",
-        "CONNECT a.example:443 HTTP/1.1\\r\\nX: \\0\\r\\n\\r\\n              | 400 Bad Request | Portcullis-Deny: bad-request",
-        "CONNECT  a.example:443 HTTP/1.1\\r\\n\\r\\n                         | 400 Bad Request | Portcullis-Deny: bad-request",
-        "CONNECT a.example:443 HTTP/1.1 x\\r\\n\\r\\n                        | 400 Bad Request | Portcullis-Deny: bad-request",
-        "\\r\\n\\r\\n                                                        | 400 Bad Request | Portcullis-Deny: bad-request",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "GET / HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n                             | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443 HTTP/2.0\\r\\n\\r\\n                          | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443 HTTP/1.1\\n\\n                                | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443 HTTP/1.1\\r\\nX: a\\rb\\r\\n\\r\\n            | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443 HTTP/1.1\\r\\nX: \\0\\r\\n\\r\\n              | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT  a.example:443 HTTP/1.1\\r\\n\\r\\n                         | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443 HTTP/1.1 x\\r\\n\\r\\n                        | 400 Bad Request | Portcullis-Deny: bad-request",
+                "\\r\\n\\r\\n                                                        | 400 Bad Request | Portcullis-Deny: bad-request",
+            })
     void aHeadThatIsNotACleanConnectIsAnsweredAndClosedWithoutAJudgement(String head, String status, String header) {
         EmbeddedChannel channel = channel();
 
@@ -84,16 +88,18 @@ class ProxyKindTest {
         assertTrue(judged.isEmpty());
         assertFalse(channel.isOpen());
         assertEquals("deny", decisions.getFirst().verdict());
-        assertEquals(header.substring(header.indexOf(' ') + 1), decisions.getFirst().code());
+        assertEquals(
+                header.substring(header.indexOf(' ') + 1), decisions.getFirst().code());
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {
-        "CONNECT a.example:443 HTTP/1.1\\r\\nHost: a.example:443\\r\\n\\r\\n",
-        // Python's http.client (urllib, requests, pip) and socat send HTTP/1.0 with no Host.
-        "CONNECT a.example:443 HTTP/1.0\\r\\n\\r\\n",
-        "CONNECT a.example:443 HTTP/1.0\\r\\nHost: a.example:443\\r\\n\\r\\n",
-    })
+    @ValueSource(
+            strings = {
+                "CONNECT a.example:443 HTTP/1.1\\r\\nHost: a.example:443\\r\\n\\r\\n",
+                // Python's http.client (urllib, requests, pip) and socat send HTTP/1.0 with no Host.
+                "CONNECT a.example:443 HTTP/1.0\\r\\n\\r\\n",
+                "CONNECT a.example:443 HTTP/1.0\\r\\nHost: a.example:443\\r\\n\\r\\n",
+            })
     void aConnectOfEitherVersionIsJudged(String head) {
         EmbeddedChannel channel = channel();
 
@@ -104,14 +110,16 @@ class ProxyKindTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', value = {
-        "NOT_LISTED       | 403 Forbidden       | Portcullis-Deny: not-listed",
-        "BAD_REQUEST      | 400 Bad Request     | Portcullis-Deny: bad-request",
-        "OWNER_ERROR      | 403 Forbidden       | Portcullis-Deny: owner-error",
-        "DNS_TIMEOUT      | 504 Gateway Timeout | Portcullis-Error: dns-timeout",
-        "DNS_FAILED       | 502 Bad Gateway     | Portcullis-Error: dns-failed",
-        "NOT_GLOBAL_UNICAST | 403 Forbidden     | Portcullis-Deny: not-global-unicast",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "NOT_LISTED       | 403 Forbidden       | Portcullis-Deny: not-listed",
+                "BAD_REQUEST      | 400 Bad Request     | Portcullis-Deny: bad-request",
+                "OWNER_ERROR      | 403 Forbidden       | Portcullis-Deny: owner-error",
+                "DNS_TIMEOUT      | 504 Gateway Timeout | Portcullis-Error: dns-timeout",
+                "DNS_FAILED       | 502 Bad Gateway     | Portcullis-Error: dns-failed",
+                "NOT_GLOBAL_UNICAST | 403 Forbidden     | Portcullis-Deny: not-global-unicast",
+            })
     void aDeniedConnectIsAnsweredWithItsCode(DenyCode code, String status, String header) {
         verdict = code;
         EmbeddedChannel channel = channel();
@@ -129,13 +137,15 @@ class ProxyKindTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', value = {
-        "GET http://Printer.LAN/a?b=1 HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n    | HTTP Printer.LAN:80",
-        "HEAD HTTP://printer.lan:8080 HTTP/1.1\\r\\nHost: printer.lan:8080\\r\\n\\r\\n | HTTP printer.lan:8080",
-        "GET http://[::1]:81/ HTTP/1.1\\r\\nHost: [::1]:81\\r\\n\\r\\n            | HTTP [::1]:81",
-        "GET http://printer.lan/ HTTP/1.0\\r\\n\\r\\n                                  | HTTP printer.lan:80",
-        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 100\\r\\n\\r\\n | HTTP printer.lan:80",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "GET http://Printer.LAN/a?b=1 HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n    | HTTP Printer.LAN:80",
+                "HEAD HTTP://printer.lan:8080 HTTP/1.1\\r\\nHost: printer.lan:8080\\r\\n\\r\\n | HTTP printer.lan:8080",
+                "GET http://[::1]:81/ HTTP/1.1\\r\\nHost: [::1]:81\\r\\n\\r\\n            | HTTP [::1]:81",
+                "GET http://printer.lan/ HTTP/1.0\\r\\n\\r\\n                                  | HTTP printer.lan:80",
+                "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 100\\r\\n\\r\\n | HTTP printer.lan:80",
+            })
     void aPlainHttpRequestIsJudgedByItsAuthorityWithThePortMadeExplicit(String head, String judgement) {
         EmbeddedChannel channel = channel();
 
@@ -147,33 +157,35 @@ class ProxyKindTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', value = {
-        "GET http://printer.lan/ HTTP/1.1\\r\\n\\r\\n                                          | bad-request",
-        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: other.lan\\r\\n\\r\\n                     | bad-request",
-        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan:81\\r\\n\\r\\n                | bad-request",
-        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nHost: printer.lan\\r\\n\\r\\n | bad-request",
-        "GET http://u:p@printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                | bad-request",
-        "GET http://printer.lan:/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                   | bad-request",
-        "GET http://printer.lan/a#b HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                 | bad-request",
-        "GET http://printer.lan/a\\\\b HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n             | bad-request",
-        "GET http://printer.lan/%zz HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                 | bad-request",
-        "GET http://printer.lan/\u00e9 HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n               | bad-request",
-        "GET https://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                  | bad-request",
-        "GET http://printer.lan/ HTTP/1.2\\r\\nHost: printer.lan\\r\\n\\r\\n                   | bad-request",
-        "G(T http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                   | bad-request",
-        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n | bad-request",
-        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\nContent-Length: 2\\r\\n\\r\\n | bad-request",
-        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\nContent-Length: 1\\r\\n\\r\\n | bad-request",
-        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1, 1\\r\\n\\r\\n | bad-request",
-        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: +1\\r\\n\\r\\n | bad-request",
-        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nTransfer-Encoding: gzip, chunked\\r\\n\\r\\n | bad-request",
-        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nTransfer-Encoding: chunked\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n | bad-request",
-        "POST http://printer.lan/ HTTP/1.0\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n            | bad-request",
-        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nX: a\\r\\n b\\r\\n\\r\\n     | bad-request",
-        "GET http://printer.lan/ HTTP/1.1\\r\\nHost : printer.lan\\r\\n\\r\\n                  | bad-request",
-        "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nX: a\\u0001\\r\\n\\r\\n | bad-request",
-        "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 101\\r\\n\\r\\n | body-too-large",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "GET http://printer.lan/ HTTP/1.1\\r\\n\\r\\n                                          | bad-request",
+                "GET http://printer.lan/ HTTP/1.1\\r\\nHost: other.lan\\r\\n\\r\\n                     | bad-request",
+                "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan:81\\r\\n\\r\\n                | bad-request",
+                "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nHost: printer.lan\\r\\n\\r\\n | bad-request",
+                "GET http://u:p@printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                | bad-request",
+                "GET http://printer.lan:/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                   | bad-request",
+                "GET http://printer.lan/a#b HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                 | bad-request",
+                "GET http://printer.lan/a\\\\b HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n             | bad-request",
+                "GET http://printer.lan/%zz HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                 | bad-request",
+                "GET http://printer.lan/\u00e9 HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n               | bad-request",
+                "GET https://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                  | bad-request",
+                "GET http://printer.lan/ HTTP/1.2\\r\\nHost: printer.lan\\r\\n\\r\\n                   | bad-request",
+                "G(T http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\n\\r\\n                   | bad-request",
+                "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n | bad-request",
+                "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\nContent-Length: 2\\r\\n\\r\\n | bad-request",
+                "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\nContent-Length: 1\\r\\n\\r\\n | bad-request",
+                "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1, 1\\r\\n\\r\\n | bad-request",
+                "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: +1\\r\\n\\r\\n | bad-request",
+                "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nTransfer-Encoding: gzip, chunked\\r\\n\\r\\n | bad-request",
+                "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nTransfer-Encoding: chunked\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n | bad-request",
+                "POST http://printer.lan/ HTTP/1.0\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n            | bad-request",
+                "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nX: a\\r\\n b\\r\\n\\r\\n     | bad-request",
+                "GET http://printer.lan/ HTTP/1.1\\r\\nHost : printer.lan\\r\\n\\r\\n                  | bad-request",
+                "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nX: a\\u0001\\r\\n\\r\\n | bad-request",
+                "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 101\\r\\n\\r\\n | body-too-large",
+            })
     void aMalformedOrAmbiguousPlainHttpRequestIsRefusedWithoutAJudgement(String head, String code) {
         EmbeddedChannel channel = channel();
 
@@ -247,7 +259,10 @@ class ProxyKindTest {
     }
 
     private static String unescape(String text) {
-        return text.replace("\\r", "\r").replace("\\n", "\n").replace("\\0", "\0").replace("\\u0001", "\u0001")
+        return text.replace("\\r", "\r")
+                .replace("\\n", "\n")
+                .replace("\\0", "\0")
+                .replace("\\u0001", "\u0001")
                 .replace("\\\\", "\\");
     }
 }

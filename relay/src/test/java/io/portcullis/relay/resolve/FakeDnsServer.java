@@ -35,15 +35,22 @@ public final class FakeDnsServer implements AutoCloseable {
     private final AtomicInteger queries = new AtomicInteger();
 
     public FakeDnsServer(EventLoopGroup group, Map<String, String> answers) throws InterruptedException {
-        this.channel = new Bootstrap().group(group).channel(NioDatagramChannel.class)
+        this.channel = new Bootstrap()
+                .group(group)
+                .channel(NioDatagramChannel.class)
                 .handler(new ChannelInitializer<NioDatagramChannel>() {
                     @Override
                     protected void initChannel(NioDatagramChannel ch) {
-                        ch.pipeline().addLast(new DatagramDnsQueryDecoder(), new DatagramDnsResponseEncoder(),
-                                new Answerer(answers));
+                        ch.pipeline()
+                                .addLast(
+                                        new DatagramDnsQueryDecoder(),
+                                        new DatagramDnsResponseEncoder(),
+                                        new Answerer(answers));
                     }
                 })
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .sync()
+                .channel();
     }
 
     public InetSocketAddress address() {
@@ -65,7 +72,9 @@ public final class FakeDnsServer implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, DatagramDnsQuery query) throws Exception {
             queries.incrementAndGet();
             DnsQuestion question = query.recordAt(DnsSection.QUESTION);
-            String name = question.name().endsWith(".") ? question.name().substring(0, question.name().length() - 1) : question.name();
+            String name = question.name().endsWith(".")
+                    ? question.name().substring(0, question.name().length() - 1)
+                    : question.name();
             String answer = answers.get(name);
             if (SILENT.equals(answer)) {
                 return;
@@ -82,7 +91,8 @@ public final class FakeDnsServer implements AutoCloseable {
                     byte[] bytes = InetAddress.getByName(text).getAddress();
                     DnsRecordType type = bytes.length == 4 ? DnsRecordType.A : DnsRecordType.AAAA;
                     if (type.equals(question.type())) {
-                        response.addRecord(DnsSection.ANSWER,
+                        response.addRecord(
+                                DnsSection.ANSWER,
                                 new DefaultDnsRawRecord(question.name(), type, 0, Unpooled.wrappedBuffer(bytes)));
                     }
                 }

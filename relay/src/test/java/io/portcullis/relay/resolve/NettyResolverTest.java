@@ -27,14 +27,17 @@ class NettyResolverTest {
     @BeforeAll
     static void start() throws InterruptedException {
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        server = new FakeDnsServer(group, Map.of(
-                "both.test", "192.0.2.1 2001:db8::1",
-                "v6only.test", "2001:db8::2",
-                "nodata.test", "",
-                "nx.test", "NXDOMAIN",
-                "fail.test", "SERVFAIL",
-                "slow.test", FakeDnsServer.SILENT));
-        resolver = new NettyResolver(group.next(), new HostConfig.Dns(List.of(server.address()), Duration.ofMillis(2000)));
+        server = new FakeDnsServer(
+                group,
+                Map.of(
+                        "both.test", "192.0.2.1 2001:db8::1",
+                        "v6only.test", "2001:db8::2",
+                        "nodata.test", "",
+                        "nx.test", "NXDOMAIN",
+                        "fail.test", "SERVFAIL",
+                        "slow.test", FakeDnsServer.SILENT));
+        resolver =
+                new NettyResolver(group.next(), new HostConfig.Dns(List.of(server.address()), Duration.ofMillis(2000)));
         // The first query pays for class loading and channel set-up; the table measures the rest.
         resolver.resolve("nodata.test").join();
     }
@@ -59,7 +62,8 @@ class NettyResolverTest {
         long start = System.nanoTime();
         Resolution resolution = resolver.resolve(name).join();
         assertEquals(outcome, resolution.outcome(), resolution.detail());
-        assertEquals(addresses == null ? List.of() : List.of(addresses.split(" ")),
+        assertEquals(
+                addresses == null ? List.of() : List.of(addresses.split(" ")),
                 resolution.addresses().stream().map(InetAddress::getHostAddress).toList());
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "bounded by the DNS timeout");
     }

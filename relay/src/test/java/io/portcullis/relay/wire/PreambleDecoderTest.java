@@ -86,7 +86,9 @@ class PreambleDecoderTest {
         assertNull(channel.pipeline().get("preamble"));
         channel.finishAndReleaseAll();
         received.release();
-        assertEquals(vector.expected().kind().name().toLowerCase(), decisions.getFirst().kind());
+        assertEquals(
+                vector.expected().kind().name().toLowerCase(),
+                decisions.getFirst().kind());
     }
 
     @ParameterizedTest(name = "{0} -> {1}")

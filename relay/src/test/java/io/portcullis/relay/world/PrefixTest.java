@@ -25,15 +25,20 @@ class PrefixTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', value = {
-        "93.184.77.1/24 | network: 93.184.77.1/24 (expected: no host bits set)",
-        "10.0.0.0/33    | length: 33 (expected: 0-32)",
-        "10.0.0.0       | prefix: 10.0.0.0 (expected: address/length)",
-        "example.com/24 | address: example.com (expected: an IPv4 or IPv6 literal)",
-        "10.0.0.0/x     | prefix: 10.0.0.0/x (expected: address/length)",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "93.184.77.1/24 | network: 93.184.77.1/24 (expected: no host bits set)",
+                "10.0.0.0/33    | length: 33 (expected: 0-32)",
+                "10.0.0.0       | prefix: 10.0.0.0 (expected: address/length)",
+                "example.com/24 | address: example.com (expected: an IPv4 or IPv6 literal)",
+                "10.0.0.0/x     | prefix: 10.0.0.0/x (expected: address/length)",
+            })
     void badPrefixesSayWhatWasExpected(String text, String message) {
-        assertEquals(message, assertThrows(IllegalArgumentException.class, () -> Prefix.parse(text)).getMessage());
+        assertEquals(
+                message,
+                assertThrows(IllegalArgumentException.class, () -> Prefix.parse(text))
+                        .getMessage());
     }
 
     @ParameterizedTest(name = "{0} at {1} -> {2}")

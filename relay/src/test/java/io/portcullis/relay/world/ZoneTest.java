@@ -42,7 +42,9 @@ class ZoneTest {
 
     @Test
     void anEmptySequenceIsRefused() {
-        assertEquals("sequence: [] (expected: at least one answer)",
-                assertThrows(IllegalArgumentException.class, () -> new Zone().set("x.test")).getMessage());
+        assertEquals(
+                "sequence: [] (expected: at least one answer)",
+                assertThrows(IllegalArgumentException.class, () -> new Zone().set("x.test"))
+                        .getMessage());
     }
 }

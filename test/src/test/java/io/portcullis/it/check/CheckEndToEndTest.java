@@ -80,43 +80,57 @@ class CheckEndToEndTest {
 
     /** target | verdict | code | the addresses judged ("-": not asserted). */
     private static final List<String> INTERNET_ROWS = List.of(
-        "nas.lan:8443             | allow | -                  | 192.168.77.10",
-        "NAS.LAN.:8443            | allow | -                  | 192.168.77.10",
-        "www.example.test:443     | allow | -                  | 93.184.77.10 2001:4860:77::10",
-        "93.184.77.10:443         | allow | -                  | 93.184.77.10",
-        "[2001:4860:77::10]:443   | allow | -                  | 2001:4860:77::10",
-        "lan.test:443             | deny  | not-global-unicast | 192.168.77.11",
-        "10.0.0.1:443             | deny  | not-global-unicast | 10.0.0.1",
-        "mixed.test:443           | deny  | not-global-unicast | 93.184.77.10 192.168.77.10",
-        "mixed6.test:443          | deny  | not-global-unicast | 93.184.77.10 fd77:77::10",
-        "www.example.test:80      | deny  | port-not-allowed   | -",
-        "93.184.77.10:8443        | deny  | port-not-allowed   | -",
-        "gone.test:443            | deny  | dns-failed         | -",
-        "broken.test:443          | deny  | dns-failed         | -",
-        "hollow.test:443          | deny  | dns-empty          | -",
-        "slow.test:443            | deny  | dns-timeout        | -",
-        "late.test:443            | deny  | dns-timeout        | -",
-        "self.test:443            | deny  | own-address        | 93.184.77.1",
-        "93.184.77.1:443          | deny  | own-address        | 93.184.77.1",
-        "portal.test:443          | deny  | own-address        | -",
-        "alias.test:443           | deny  | own-address        | 93.184.77.11",
-        "v6own.test:443           | deny  | own-address        | 2001:4860:77::11",
-        "self.test:8443           | deny  | owner-none         | 93.184.77.1",
-        "127.0.0.1:5000           | deny  | owner-none         | 127.0.0.1",
-        "meta.test:8080           | deny  | deny-listed        | 169.254.169.254");
+            "nas.lan:8443             | allow | -                  | 192.168.77.10",
+            "NAS.LAN.:8443            | allow | -                  | 192.168.77.10",
+            "www.example.test:443     | allow | -                  | 93.184.77.10 2001:4860:77::10",
+            "93.184.77.10:443         | allow | -                  | 93.184.77.10",
+            "[2001:4860:77::10]:443   | allow | -                  | 2001:4860:77::10",
+            "lan.test:443             | deny  | not-global-unicast | 192.168.77.11",
+            "10.0.0.1:443             | deny  | not-global-unicast | 10.0.0.1",
+            "mixed.test:443           | deny  | not-global-unicast | 93.184.77.10 192.168.77.10",
+            "mixed6.test:443          | deny  | not-global-unicast | 93.184.77.10 fd77:77::10",
+            "www.example.test:80      | deny  | port-not-allowed   | -",
+            "93.184.77.10:8443        | deny  | port-not-allowed   | -",
+            "gone.test:443            | deny  | dns-failed         | -",
+            "broken.test:443          | deny  | dns-failed         | -",
+            "hollow.test:443          | deny  | dns-empty          | -",
+            "slow.test:443            | deny  | dns-timeout        | -",
+            "late.test:443            | deny  | dns-timeout        | -",
+            "self.test:443            | deny  | own-address        | 93.184.77.1",
+            "93.184.77.1:443          | deny  | own-address        | 93.184.77.1",
+            "portal.test:443          | deny  | own-address        | -",
+            "alias.test:443           | deny  | own-address        | 93.184.77.11",
+            "v6own.test:443           | deny  | own-address        | 2001:4860:77::11",
+            "self.test:8443           | deny  | owner-none         | 93.184.77.1",
+            "127.0.0.1:5000           | deny  | owner-none         | 127.0.0.1",
+            "meta.test:8080           | deny  | deny-listed        | 169.254.169.254");
 
     private static final List<String> BAD_SPELLINGS = List.of(
-        "0x7f.0.0.1:443", "127.1:443", "017.0.0.1:443", "2130706433:443", "[fe80::1%eth0]:443",
-        "user@www.example.test:443", "www.example.test:0", "www.example.test:65536", "www.example.test",
-        "www.example.test:44x", "[2001:4860:77::10:443", "a..b:443");
+            "0x7f.0.0.1:443",
+            "127.1:443",
+            "017.0.0.1:443",
+            "2130706433:443",
+            "[fe80::1%eth0]:443",
+            "user@www.example.test:443",
+            "www.example.test:0",
+            "www.example.test:65536",
+            "www.example.test",
+            "www.example.test:44x",
+            "[2001:4860:77::10:443",
+            "a..b:443");
 
     /** One check run judges every row (a JVM start per row would take minutes); each row asserts its line. */
     private static Map<String, JsonNode> internetVerdicts;
+
     private static Map<String, JsonNode> badSpellingVerdicts;
 
     static Stream<Arguments> internetRows() {
-        return INTERNET_ROWS.stream().map(row -> Arrays.stream(row.split("\\|")).map(String::strip)
-                .map(cell -> cell.equals("-") ? null : cell).toArray()).map(Arguments::of);
+        return INTERNET_ROWS.stream()
+                .map(row -> Arrays.stream(row.split("\\|"))
+                        .map(String::strip)
+                        .map(cell -> cell.equals("-") ? null : cell)
+                        .toArray())
+                .map(Arguments::of);
     }
 
     @ParameterizedTest(name = "{0} -> {1} {2}")
@@ -223,13 +237,14 @@ class CheckEndToEndTest {
     }
 
     @ParameterizedTest(name = "{0} -> exit 2")
-    @CsvSource(delimiter = '|', value = {
-        "unknown spawn field | {\"id\": \"x\", \"netwrk\": \"internet\"}                        | netwrk",
-        "wildcard entry      | {\"id\": \"x\", \"hosts\": [{\"target\": \"*.lan:80\", \"scheme\": \"tcp\"}]} | hosts[0]",
-        "not json            | {\"id\":                                                            | ",
-    })
-    void aBrokenSpawnIsExitTwoWithTheProblemOnStandardError(String why, String spawn, String mention)
-            throws Exception {
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "unknown spawn field | {\"id\": \"x\", \"netwrk\": \"internet\"}                        | netwrk",
+                "wildcard entry      | {\"id\": \"x\", \"hosts\": [{\"target\": \"*.lan:80\", \"scheme\": \"tcp\"}]} | hosts[0]",
+                "not json            | {\"id\":                                                            | ",
+            })
+    void aBrokenSpawnIsExitTwoWithTheProblemOnStandardError(String why, String spawn, String mention) throws Exception {
         Run run = check(spawn, List.of("nas.lan:8443"), "");
         assertEquals(2, run.exit(), run.toString());
         assertEquals("", run.out(), run.toString());
@@ -243,15 +258,15 @@ class CheckEndToEndTest {
     void aBrokenHostConfigAndBadUsageAreExitTwo() throws Exception {
         Path spawn = write("spawn.json", INTERNET_SPAWN);
         Path host = write("host-bad.json", "{\"dns\": {\"servers\": [\"dns.example:53\"], \"timeoutMilis\": 5}}");
-        Run badHost = Portcullis.run(List.of("check", "--spawn", spawn.toString(), "--host", host.toString(),
-                "nas.lan:8443"), "");
+        Run badHost = Portcullis.run(
+                List.of("check", "--spawn", spawn.toString(), "--host", host.toString(), "nas.lan:8443"), "");
         assertEquals(2, badHost.exit(), badHost.toString());
         assertTrue(badHost.err().contains("dns.servers") && badHost.err().contains("timeoutMilis"), badHost.err());
 
         Run noSpawn = Portcullis.run(List.of("check", "nas.lan:8443"), "");
         assertEquals(2, noSpawn.exit(), noSpawn.toString());
-        Run missing = Portcullis.run(List.of("check", "--spawn", world.dir().resolve("absent.json").toString(),
-                "nas.lan:8443"), "");
+        Run missing = Portcullis.run(
+                List.of("check", "--spawn", world.dir().resolve("absent.json").toString(), "nas.lan:8443"), "");
         assertEquals(2, missing.exit(), missing.toString());
         assertEquals("", missing.out());
     }

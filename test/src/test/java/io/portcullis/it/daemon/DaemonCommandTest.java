@@ -42,8 +42,14 @@ class DaemonCommandTest {
         host = Files.writeString(dir.resolve("host.json"), "{}");
         spawns = Files.createDirectory(dir.resolve("spawns"));
         control = dir.resolve("control.sock");
-        return Portcullis.command(List.of("daemon", "--host", host.toString(), "--control", control.toString(),
-                        "--dir", spawns.toString()))
+        return Portcullis.command(List.of(
+                        "daemon",
+                        "--host",
+                        host.toString(),
+                        "--control",
+                        control.toString(),
+                        "--dir",
+                        spawns.toString()))
                 .redirectError(dir.resolve("stderr.txt").toFile())
                 .start();
     }
@@ -57,8 +63,18 @@ class DaemonCommandTest {
 
     /** curl over the control socket: the status code, then the body. */
     private Run curl(String method, String path, String body) throws Exception {
-        List<String> command = new ArrayList<>(List.of("curl", "-sS", "--max-time", "10", "--unix-socket", control.toString(),
-                "-X", method, "-w", "\n%{http_code}", "http://portcullis" + path));
+        List<String> command = new ArrayList<>(List.of(
+                "curl",
+                "-sS",
+                "--max-time",
+                "10",
+                "--unix-socket",
+                control.toString(),
+                "-X",
+                method,
+                "-w",
+                "\n%{http_code}",
+                "http://portcullis" + path));
         if (body != null) {
             command.addAll(List.of("-H", "Content-Type: application/json", "--data-binary", body));
         }
@@ -71,8 +87,13 @@ class DaemonCommandTest {
     }
 
     private long generation() throws Exception {
-        return curl("GET", "/metrics", null).out().lines().filter(line -> line.startsWith("portcullis_config_generation "))
-                .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(' ') + 1))).findFirst().orElse(-1);
+        return curl("GET", "/metrics", null)
+                .out()
+                .lines()
+                .filter(line -> line.startsWith("portcullis_config_generation "))
+                .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(' ') + 1)))
+                .findFirst()
+                .orElse(-1);
     }
 
     private void awaitGeneration(long expected) throws Exception {
@@ -97,7 +118,8 @@ class DaemonCommandTest {
                 assertEquals(201, status(open), open.toString());
             }
             assertEquals(2, countSpawnDirectories());
-            assertFalse(Run.of(List.of("ss", "-Hltnp"), "", 10).out().contains("pid=" + daemon.pid() + ","),
+            assertFalse(
+                    Run.of(List.of("ss", "-Hltnp"), "", 10).out().contains("pid=" + daemon.pid() + ","),
                     "the daemon holds a TCP listening socket");
 
             Files.writeString(host, "{\"denyList\": [\"203.0.113.0/24\"]}");
@@ -126,8 +148,14 @@ class DaemonCommandTest {
 
     @Test
     void aMissingHostFileIsAConfigurationError() throws Exception {
-        Run run = Portcullis.run(List.of("daemon", "--host", dir.resolve("none.json").toString(),
-                "--control", dir.resolve("c.sock").toString()), "");
+        Run run = Portcullis.run(
+                List.of(
+                        "daemon",
+                        "--host",
+                        dir.resolve("none.json").toString(),
+                        "--control",
+                        dir.resolve("c.sock").toString()),
+                "");
 
         assertEquals(2, run.exit(), run.toString());
         assertFalse(Files.exists(dir.resolve("c.sock")));
@@ -137,8 +165,16 @@ class DaemonCommandTest {
     void theRelayCommandWritesItsMetricsFileAndOnceMoreAtExit() throws Exception {
         Path spawn = Files.writeString(dir.resolve("spawn.json"), "{\"id\": \"metered\"}");
         Path metrics = dir.resolve("relay.prom");
-        Process relay = Portcullis.command(List.of("relay", "--spawn", spawn.toString(), "--dir", dir.toString(),
-                        "--metrics-file", metrics.toString(), "--metrics-every", "1"))
+        Process relay = Portcullis.command(List.of(
+                        "relay",
+                        "--spawn",
+                        spawn.toString(),
+                        "--dir",
+                        dir.toString(),
+                        "--metrics-file",
+                        metrics.toString(),
+                        "--metrics-every",
+                        "1"))
                 .redirectError(dir.resolve("stderr.txt").toFile())
                 .start();
         try {

@@ -91,8 +91,9 @@ class DataPathEndToEndTest {
     @Test
     void aListedLanTargetIsReachedOverTls() throws Exception {
         try (Spawn spawn = open("", INTERNET)) {
-            Run run = spawn.run("curl -sS --max-time 10 --cacert " + world.tls().certificatePem()
-                    + " https://nas.lan:8443/listed", 60);
+            Run run = spawn.run(
+                    "curl -sS --max-time 10 --cacert " + world.tls().certificatePem() + " https://nas.lan:8443/listed",
+                    60);
 
             assertEquals(0, run.exit(), run.toString());
             assertTrue(run.out().contains("\"local\":\"192.168.77.10:8443\""), run.out());
@@ -108,22 +109,26 @@ class DataPathEndToEndTest {
 
     /** target | CONNECT status | decision code ("-": allowed) | dialed ("-": none). */
     private static final List<String> ROWS = List.of(
-        "www.example.test:443  | 200 | -                  | 93.184.77.10:443",
-        "93.184.77.11:443      | 200 | -                  | 93.184.77.11:443",
-        "lan.test:443          | 403 | not-global-unicast | -",
-        "192.168.77.10:443     | 403 | not-global-unicast | -",
-        "mixed.test:443        | 403 | not-global-unicast | -",
-        "self.test:443         | 403 | own-address        | -",
-        "93.184.77.1:443       | 403 | own-address        | -",
-        "www.example.test:8443 | 403 | port-not-allowed   | -",
-        "gone.test:443         | 502 | dns-failed         | -");
+            "www.example.test:443  | 200 | -                  | 93.184.77.10:443",
+            "93.184.77.11:443      | 200 | -                  | 93.184.77.11:443",
+            "lan.test:443          | 403 | not-global-unicast | -",
+            "192.168.77.10:443     | 403 | not-global-unicast | -",
+            "mixed.test:443        | 403 | not-global-unicast | -",
+            "self.test:443         | 403 | own-address        | -",
+            "93.184.77.1:443       | 403 | own-address        | -",
+            "www.example.test:8443 | 403 | port-not-allowed   | -",
+            "gone.test:443         | 502 | dns-failed         | -");
 
     private static Map<String, String> statuses;
     private static Map<String, Decision> decisions;
 
     static Stream<Arguments> rows() {
-        return ROWS.stream().map(row -> Arrays.stream(row.split("\\|")).map(String::strip)
-                .map(cell -> cell.equals("-") ? null : cell).toArray()).map(Arguments::of);
+        return ROWS.stream()
+                .map(row -> Arrays.stream(row.split("\\|"))
+                        .map(String::strip)
+                        .map(cell -> cell.equals("-") ? null : cell)
+                        .toArray())
+                .map(Arguments::of);
     }
 
     /** One entry run tries every row (a namespace and a JVM per row would take long); each row asserts its part. */
@@ -134,7 +139,10 @@ class DataPathEndToEndTest {
         StringBuilder script = new StringBuilder();
         for (String row : ROWS) {
             String target = row.split("\\|")[0].strip();
-            script.append("printf '%s ' ").append(target).append("; ").append(curl("https://" + target + "/row"))
+            script.append("printf '%s ' ")
+                    .append(target)
+                    .append("; ")
+                    .append(curl("https://" + target + "/row"))
                     .append("\n");
         }
         try (Spawn spawn = open("", INTERNET)) {
@@ -153,8 +161,8 @@ class DataPathEndToEndTest {
 
     @ParameterizedTest(name = "{0} -> {1} {2}")
     @MethodSource("rows")
-    void aConnectGetsTheVerdictOfItsTargetAndDialsOnlyWhatWasChecked(String target, String status, String code,
-            String dialed) throws Exception {
+    void aConnectGetsTheVerdictOfItsTargetAndDialsOnlyWhatWasChecked(
+            String target, String status, String code, String dialed) throws Exception {
         tryEveryRow();
 
         assertEquals(status, statuses.get(target), "CONNECT status of " + target + " in " + statuses);
@@ -170,8 +178,8 @@ class DataPathEndToEndTest {
     void aNameWhoseAnswerChangesIsResolvedOnceAndTheCheckedAddressIsDialed() throws Exception {
         try (Spawn spawn = open("", INTERNET)) {
             // -k: the origin's certificate does not name flip.test; the test is about where the tunnel goes.
-            Run run = spawn.run("curl -sSk --max-time 10 https://flip.test/flip;"
-                    + " echo; " + curl("https://flop.test/flop"), 60);
+            Run run = spawn.run(
+                    "curl -sSk --max-time 10 https://flip.test/flip;" + " echo; " + curl("https://flop.test/flop"), 60);
 
             assertTrue(run.out().contains("\"local\":\"93.184.77.11:443\""), run.toString());
             Decision flip = spawn.next();
@@ -217,10 +225,13 @@ class DataPathEndToEndTest {
                  "hosts": [{"target": "127.0.0.1:39080", "scheme": "tcp"}]}""")) {
             assertEquals(39081, spawn.handle().proxyPort());
 
-            Run run = spawn.run(spawn.entryArgs(39080), "echo \"$HTTPS_PROXY\"; "
-                    + curl("https://www.example.test/bump"), 60);
+            Run run = spawn.run(
+                    spawn.entryArgs(39080), "echo \"$HTTPS_PROXY\"; " + curl("https://www.example.test/bump"), 60);
 
-            assertEquals(List.of("http://127.0.0.1:39081", "200 200"), run.out().lines().toList(), run.toString());
+            assertEquals(
+                    List.of("http://127.0.0.1:39081", "200 200"),
+                    run.out().lines().toList(),
+                    run.toString());
         }
     }
 
@@ -241,12 +252,17 @@ class DataPathEndToEndTest {
     void oneGibibyteArrivesWhole() throws Exception {
         long size = 1L << 30;
         try (Spawn spawn = open("", INTERNET)) {
-            Run run = spawn.run(tunnel("93.184.77.10", 9, "printf 'get " + size + "\\n'")
-                    + " | python3 -c 'import sys, zlib\nc = n = 0\n"
-                    + "for b in iter(lambda: sys.stdin.buffer.read(1 << 20), b\"\"): c = zlib.crc32(b, c); n += len(b)\n"
-                    + "print(n, format(c, \"x\"))'", 180);
+            Run run = spawn.run(
+                    tunnel("93.184.77.10", 9, "printf 'get " + size + "\\n'")
+                            + " | python3 -c 'import sys, zlib\nc = n = 0\n"
+                            + "for b in iter(lambda: sys.stdin.buffer.read(1 << 20), b\"\"): c = zlib.crc32(b, c); n += len(b)\n"
+                            + "print(n, format(c, \"x\"))'",
+                    180);
 
-            assertEquals(size + " " + Long.toHexString(BulkPattern.crc32(size)), run.out().strip(), run.toString());
+            assertEquals(
+                    size + " " + Long.toHexString(BulkPattern.crc32(size)),
+                    run.out().strip(),
+                    run.toString());
             assertEquals(size, spawn.next().bytesDown());
         }
     }
@@ -254,9 +270,11 @@ class DataPathEndToEndTest {
     @Test
     void aSlowHeadGets408AndAnIdleTunnelIsClosed() throws Exception {
         try (Spawn spawn = open("{\"headerTimeoutMillis\": 500, \"idleTimeoutMillis\": 800}", INTERNET)) {
-            Run run = spawn.run("(printf 'CONNECT www.example.test:443 HTTP/1.1\\r\\n'; sleep 3)"
-                    + " | socat -t 5 - TCP:127.0.0.1:${HTTPS_PROXY##*:} | head -n 1; "
-                    + tunnel("93.184.77.10", 7, "printf x; sleep 4"), 60);
+            Run run = spawn.run(
+                    "(printf 'CONNECT www.example.test:443 HTTP/1.1\\r\\n'; sleep 3)"
+                            + " | socat -t 5 - TCP:127.0.0.1:${HTTPS_PROXY##*:} | head -n 1; "
+                            + tunnel("93.184.77.10", 7, "printf x; sleep 4"),
+                    60);
 
             assertEquals("HTTP/1.1 408 Request Timeout\r\nx", run.out(), run.toString());
             Decision slow = spawn.next();
@@ -273,8 +291,10 @@ class DataPathEndToEndTest {
         // nothing moves; the idle close waited for a flush that could never finish, and the
         // tunnel stayed open past the idle time.
         try (Spawn spawn = open("{\"idleTimeoutMillis\": 800}", INTERNET)) {
-            Run run = spawn.run("(printf 'CONNECT 93.184.77.10:9 HTTP/1.1\\r\\n\\r\\nget 100000000\\n'; sleep 8)"
-                    + " | socat -t 8 - TCP:127.0.0.1:${HTTPS_PROXY##*:} | sleep 8; echo done", 60);
+            Run run = spawn.run(
+                    "(printf 'CONNECT 93.184.77.10:9 HTTP/1.1\\r\\n\\r\\nget 100000000\\n'; sleep 8)"
+                            + " | socat -t 8 - TCP:127.0.0.1:${HTTPS_PROXY##*:} | sleep 8; echo done",
+                    60);
 
             assertEquals("done\n", run.out(), run.toString());
             Decision idle = spawn.next();
@@ -315,7 +335,9 @@ class DataPathEndToEndTest {
     @Test
     void onlyThePeerUidMayUseTheSpawnSocket() throws Exception {
         // The spawn's directory must be reachable for another uid: a parent that others may traverse.
-        Path parent = Files.createDirectories(world.dir().getParent().resolve("portcullis-uid-" + ProcessHandle.current().pid()));
+        Path parent = Files.createDirectories(world.dir()
+                .getParent()
+                .resolve("portcullis-uid-" + ProcessHandle.current().pid()));
         Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("rwx--x--x"));
         try (Spawn spawn = open(parent, "", """
                 {"id": "uid", "network": "listed", "peerUid": 4242,
@@ -341,7 +363,8 @@ class DataPathEndToEndTest {
     @Test
     void aConnectionWithoutThisSpawnsPreambleIsClosed() throws Exception {
         try (Spawn spawn = open("", INTERNET);
-                SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(spawn.handle().socket()))) {
+                SocketChannel channel = SocketChannel.open(
+                        UnixDomainSocketAddress.of(spawn.handle().socket()))) {
             channel.write(ByteBuffer.wrap(new Preamble(Preamble.Kind.FORWARD, 5001).encode()));
 
             assertEquals(-1, channel.read(ByteBuffer.allocate(16)));
@@ -354,10 +377,19 @@ class DataPathEndToEndTest {
     /** The entry as {@code uid} (setpriv) in a spawn namespace, running {@code script}. */
     private static List<String> entryAs(int uid, Spawn spawn, String script) {
         String java = System.getenv().getOrDefault("PORTCULLIS_JAVA", System.getProperty("java.home") + "/bin/java");
-        List<String> entry = new ArrayList<>(List.of("setpriv", "--reuid", String.valueOf(uid), "--regid",
-                String.valueOf(uid), "--clear-groups", java, "-cp",
+        List<String> entry = new ArrayList<>(List.of(
+                "setpriv",
+                "--reuid",
+                String.valueOf(uid),
+                "--regid",
+                String.valueOf(uid),
+                "--clear-groups",
+                java,
+                "-cp",
                 Portcullis.root().resolve("netns-entry/target/netns-entry.jar").toString(),
-                "io.portcullis.entry.Main", "--relay", spawn.handle().socket().toString()));
+                "io.portcullis.entry.Main",
+                "--relay",
+                spawn.handle().socket().toString()));
         entry.addAll(List.of("--proxy-port", String.valueOf(spawn.handle().proxyPort())));
         entry.addAll(List.of("--", "sh", "-c", script));
         return TestWorld.inSpawnNamespace(entry);

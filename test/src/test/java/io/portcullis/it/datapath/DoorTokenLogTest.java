@@ -55,15 +55,22 @@ class DoorTokenLogTest {
             Path host = Files.writeString(dir.resolve("host.json"), """
                     {"owner": {"gatewayPort": %d}, "limits": {"headerTimeoutMillis": 500, "headerBytes": 1024},
                      "log": {"file": "%s"}}""".formatted(gateway.getLocalPort(), log));
-            ProcessBuilder command = Portcullis.command(List.of("relay", "--spawn", spawn.toString(), "--host",
-                    host.toString(), "--dir", Files.createDirectory(dir.resolve("spawns")).toString()))
+            ProcessBuilder command = Portcullis.command(List.of(
+                            "relay",
+                            "--spawn",
+                            spawn.toString(),
+                            "--host",
+                            host.toString(),
+                            "--dir",
+                            Files.createDirectory(dir.resolve("spawns")).toString()))
                     .redirectError(dir.resolve("stderr.txt").toFile());
-            command.environment().merge("PORTCULLIS_JAVA_OPTS", " -Dorg.slf4j.simpleLogger.defaultLogLevel=debug",
-                    String::concat);
+            command.environment()
+                    .merge("PORTCULLIS_JAVA_OPTS", " -Dorg.slf4j.simpleLogger.defaultLogLevel=debug", String::concat);
             Process relay = command.start();
             try {
-                JsonNode ready = JSON.readTree(new BufferedReader(new InputStreamReader(relay.getInputStream(),
-                        StandardCharsets.UTF_8)).readLine());
+                JsonNode ready = JSON.readTree(
+                        new BufferedReader(new InputStreamReader(relay.getInputStream(), StandardCharsets.UTF_8))
+                                .readLine());
                 Path socket = Path.of(ready.get("socket").asText());
                 String token = Files.readString(Path.of(ready.get("tokenFile").asText()));
                 List<String> answers = new ArrayList<>();
@@ -72,7 +79,9 @@ class DoorTokenLogTest {
                 }
 
                 assertTrue(answers.getFirst().startsWith("HTTP/1.1 200 OK\r\n"), answers.getFirst());
-                List<String> statuses = answers.stream().map(a -> a.isEmpty() ? "" : a.substring(9, 12)).toList();
+                List<String> statuses = answers.stream()
+                        .map(a -> a.isEmpty() ? "" : a.substring(9, 12))
+                        .toList();
                 assertEquals(List.of("200", "403", "403", "403", "400", "403", "431", "408"), statuses);
                 answers.forEach(answer -> assertFalse(answer.contains(token), answer));
                 relay.getOutputStream().close();
@@ -133,8 +142,8 @@ class DoorTokenLogTest {
                     }
                     head.write(b);
                 }
-                socket.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-                        .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream()
+                        .write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
             } catch (IOException e) {
                 return;
             }

@@ -42,21 +42,21 @@ class PlainHttpEndToEndTest {
 
     /** name | raw request (printf format) | status | decision code ("-": allowed). */
     private static final List<String> ROWS = List.of(
-        "get        | GET http://NAS.lan/x?y=1 HTTP/1.1\\r\\nHost: nas.lan:80\\r\\nProxy-Authorization: Basic eDp5\\r\\nProxy-Connection: keep-alive\\r\\n\\r\\nGET http://nas.lan/second HTTP/1.1\\r\\nHost: nas.lan\\r\\n\\r\\n | 200 | -",
-        "post       | POST http://nas.lan/p HTTP/1.1\\r\\nHost: nas.lan\\r\\nContent-Length: 4\\r\\n\\r\\nbodyGET /smuggled HTTP/1.1\\r\\n\\r\\n | 200 | -",
-        "chunked    | POST http://nas.lan/c HTTP/1.1\\r\\nHost: nas.lan\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n4\\r\\nbody\\r\\n0\\r\\n\\r\\n | 200 | -",
-        "cl-te      | POST http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\nContent-Length: 6\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\nX | 400 | bad-request",
-        "cl-cl      | POST http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\nContent-Length: 0\\r\\nContent-Length: 5\\r\\n\\r\\nabcde | 400 | bad-request",
-        "te-gzip    | POST http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\nTransfer-Encoding: gzip, chunked\\r\\n\\r\\n0\\r\\n\\r\\n | 400 | bad-request",
-        "obs-fold   | GET http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\nX: a\\r\\n b\\r\\n\\r\\n | 400 | bad-request",
-        "bare-lf    | GET http://nas.lan/ HTTP/1.1\\nHost: nas.lan\\n\\n | 400 | bad-request",
-        "nul        | GET http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\000\\r\\n\\r\\n | 400 | bad-request",
-        "method     | G:T http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\n\\r\\n | 400 | bad-request",
-        "version    | GET http://nas.lan/ HTTP/1.2\\r\\nHost: nas.lan\\r\\n\\r\\n | 400 | bad-request",
-        "userinfo   | GET http://a:b@nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\n\\r\\n | 400 | bad-request",
-        "host       | GET http://nas.lan/ HTTP/1.1\\r\\nHost: lan.test\\r\\n\\r\\n | 400 | bad-request",
-        "unlisted   | GET http://lan.test/ HTTP/1.1\\r\\nHost: lan.test\\r\\n\\r\\n | 403 | not-listed",
-        "https-only | GET http://nas.lan:8443/ HTTP/1.1\\r\\nHost: nas.lan:8443\\r\\n\\r\\n | 403 | not-listed");
+            "get        | GET http://NAS.lan/x?y=1 HTTP/1.1\\r\\nHost: nas.lan:80\\r\\nProxy-Authorization: Basic eDp5\\r\\nProxy-Connection: keep-alive\\r\\n\\r\\nGET http://nas.lan/second HTTP/1.1\\r\\nHost: nas.lan\\r\\n\\r\\n | 200 | -",
+            "post       | POST http://nas.lan/p HTTP/1.1\\r\\nHost: nas.lan\\r\\nContent-Length: 4\\r\\n\\r\\nbodyGET /smuggled HTTP/1.1\\r\\n\\r\\n | 200 | -",
+            "chunked    | POST http://nas.lan/c HTTP/1.1\\r\\nHost: nas.lan\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n4\\r\\nbody\\r\\n0\\r\\n\\r\\n | 200 | -",
+            "cl-te      | POST http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\nContent-Length: 6\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\nX | 400 | bad-request",
+            "cl-cl      | POST http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\nContent-Length: 0\\r\\nContent-Length: 5\\r\\n\\r\\nabcde | 400 | bad-request",
+            "te-gzip    | POST http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\nTransfer-Encoding: gzip, chunked\\r\\n\\r\\n0\\r\\n\\r\\n | 400 | bad-request",
+            "obs-fold   | GET http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\nX: a\\r\\n b\\r\\n\\r\\n | 400 | bad-request",
+            "bare-lf    | GET http://nas.lan/ HTTP/1.1\\nHost: nas.lan\\n\\n | 400 | bad-request",
+            "nul        | GET http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\000\\r\\n\\r\\n | 400 | bad-request",
+            "method     | G:T http://nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\n\\r\\n | 400 | bad-request",
+            "version    | GET http://nas.lan/ HTTP/1.2\\r\\nHost: nas.lan\\r\\n\\r\\n | 400 | bad-request",
+            "userinfo   | GET http://a:b@nas.lan/ HTTP/1.1\\r\\nHost: nas.lan\\r\\n\\r\\n | 400 | bad-request",
+            "host       | GET http://nas.lan/ HTTP/1.1\\r\\nHost: lan.test\\r\\n\\r\\n | 400 | bad-request",
+            "unlisted   | GET http://lan.test/ HTTP/1.1\\r\\nHost: lan.test\\r\\n\\r\\n | 403 | not-listed",
+            "https-only | GET http://nas.lan:8443/ HTTP/1.1\\r\\nHost: nas.lan:8443\\r\\n\\r\\n | 403 | not-listed");
 
     private static final Pattern RECORD = Pattern.compile("X-Origin-Record: (\\S+)");
 
@@ -66,7 +66,10 @@ class PlainHttpEndToEndTest {
         StringBuilder script = new StringBuilder();
         for (String row : ROWS) {
             String[] cells = cells(row);
-            script.append("echo '=== ").append(cells[0]).append("'; printf '").append(cells[1])
+            script.append("echo '=== ")
+                    .append(cells[0])
+                    .append("'; printf '")
+                    .append(cells[1])
                     .append("' | socat -t 5 -T 10 - TCP:127.0.0.1:${HTTP_PROXY##*:} | tr -d '\\r'\n");
         }
         script.append("echo '=== curl'; curl -sS -i --max-time 10 http://nas.lan/curl?q=1 | tr -d '\\r'\n");
@@ -100,10 +103,13 @@ class PlainHttpEndToEndTest {
         assertTrue(answers.get("curl").contains("\"target\":\"/curl?q=1\""), answers.get("curl"));
         assertEquals(ROWS.size() + 1, decisions.size(), decisions.toString());
         assertEquals("GET /x?y=1 HTTP/1.1\r\nHost: nas.lan\r\nConnection: close\r\n\r\n", recorded(answers.get("get")));
-        assertEquals("POST /p HTTP/1.1\r\nHost: nas.lan\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbody",
+        assertEquals(
+                "POST /p HTTP/1.1\r\nHost: nas.lan\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbody",
                 recorded(answers.get("post")));
-        assertEquals("POST /c HTTP/1.1\r\nHost: nas.lan\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                + "4\r\nbody\r\n0\r\n\r\n", recorded(answers.get("chunked")));
+        assertEquals(
+                "POST /c HTTP/1.1\r\nHost: nas.lan\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                        + "4\r\nbody\r\n0\r\n\r\n",
+                recorded(answers.get("chunked")));
         assertEquals(4, records() - before, "only the four allowed requests reached the origin");
     }
 
@@ -120,7 +126,8 @@ class PlainHttpEndToEndTest {
     /** How many connections the LAN origins on port 80 have recorded so far. */
     private static long records() throws Exception {
         try (Stream<Path> files = Files.list(world.dir())) {
-            return files.filter(p -> p.getFileName().toString().matches(".*-80-\\d+\\.(bin|partial)")).count();
+            return files.filter(p -> p.getFileName().toString().matches(".*-80-\\d+\\.(bin|partial)"))
+                    .count();
         }
     }
 }

@@ -55,7 +55,8 @@ class RelayCommandTest {
             assertEquals(39081, ready.get("proxyPort").asInt());
             assertEquals("[39080]", ready.get("forwards").toString());
             assertEquals(3001, ready.get("door").asInt());
-            assertEquals(dir.resolve("door-token").toString(), ready.get("tokenFile").asText());
+            assertEquals(
+                    dir.resolve("door-token").toString(), ready.get("tokenFile").asText());
             assertTrue(Files.exists(dir.resolve("door-token")));
             assertTrue(Files.exists(socket));
             assertEquals(dir.resolve("spawns"), socket.getParent().getParent());
@@ -95,8 +96,8 @@ class RelayCommandTest {
         Path host = Files.writeString(dir.resolve("bad-host.json"), """
                 {"limits": {"headerBytes": -1}}""");
 
-        Run run = Portcullis.run(List.of("relay", "--spawn", spawn.toString(), "--host", host.toString(),
-                "--dir", dir.toString()), "");
+        Run run = Portcullis.run(
+                List.of("relay", "--spawn", spawn.toString(), "--host", host.toString(), "--dir", dir.toString()), "");
 
         assertEquals(2, run.exit(), run.toString());
         assertEquals("", run.out());
@@ -104,7 +105,10 @@ class RelayCommandTest {
         assertTrue(run.err().contains("colour"), run.err());
         assertTrue(run.err().contains("limits.headerBytes"), run.err());
         try (var left = Files.list(dir)) {
-            assertEquals(0, left.filter(p -> p.getFileName().toString().startsWith("spawn-")).count());
+            assertEquals(
+                    0,
+                    left.filter(p -> p.getFileName().toString().startsWith("spawn-"))
+                            .count());
         }
     }
 

@@ -41,15 +41,19 @@ class DemoEndToEndTest {
         long seconds = (System.nanoTime() - start) / 1_000_000_000L;
         assertEquals(0, run.exit(), run.toString());
         List<String> lines = run.out().lines().toList();
-        int header = lines.indexOf(lines.stream().filter(l -> l.startsWith("TARGET")).findFirst().orElseThrow());
+        int header = lines.indexOf(
+                lines.stream().filter(l -> l.startsWith("TARGET")).findFirst().orElseThrow());
         int verdictColumn = lines.get(header).indexOf("VERDICT");
         int whyColumn = lines.get(header).indexOf("WHY");
         List<String> rows = lines.subList(header + 1, header + 1 + VERDICTS.size());
         for (Map.Entry<String, String> expected : VERDICTS.entrySet()) {
-            String row = rows.stream().filter(r -> r.startsWith(expected.getKey())).findFirst()
+            String row = rows.stream()
+                    .filter(r -> r.startsWith(expected.getKey()))
+                    .findFirst()
                     .orElseThrow(() -> new AssertionError("no row for " + expected.getKey() + ":\n" + run.out()));
             String verdict = row.substring(verdictColumn, whyColumn).strip();
-            assertTrue(verdict.equals(expected.getValue()) || verdict.startsWith(expected.getValue() + " "),
+            assertTrue(
+                    verdict.equals(expected.getValue()) || verdict.startsWith(expected.getValue() + " "),
                     expected.getKey() + " -> " + verdict + "\n" + run.out());
         }
         assertTrue(rows.stream().filter(r -> r.contains(" allow ")).allMatch(r -> r.contains("HTTP 200")), run.out());
@@ -60,12 +64,15 @@ class DemoEndToEndTest {
     @Test
     void sigtermWhileTheDemoRunsRemovesItsWorld() throws Exception {
         Path out = Files.createTempFile("demo-", ".out");
-        Process process = Portcullis.command(List.of("demo")).redirectErrorStream(true).redirectOutput(out.toFile())
+        Process process = Portcullis.command(List.of("demo"))
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
                 .start();
         Set<Long> pids = new HashSet<>();
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.readString(out).contains("The sandboxed curl runs") && process.isAlive()
+            while (!Files.readString(out).contains("The sandboxed curl runs")
+                    && process.isAlive()
                     && System.nanoTime() < deadline) {
                 process.descendants().forEach(p -> pids.add(p.pid()));
                 Thread.sleep(20);
@@ -75,7 +82,11 @@ class DemoEndToEndTest {
             process.destroy();
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the demo did not stop");
             assertEquals(List.of(), worldsOf(pids), Files.readString(out));
-            assertTrue(pids.stream().noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)),
+            assertTrue(
+                    pids.stream()
+                            .noneMatch(pid -> ProcessHandle.of(pid)
+                                    .map(ProcessHandle::isAlive)
+                                    .orElse(false)),
                     "a process of the demo outlived it");
         } finally {
             process.destroyForcibly();
@@ -91,14 +102,22 @@ class DemoEndToEndTest {
         }
         try (Stream<Path> entries = Files.list(netns)) {
             return entries.map(p -> p.getFileName().toString())
-                    .filter(n -> pids.stream().anyMatch(pid -> n.startsWith("pcw-" + pid + "-"))).toList();
+                    .filter(n -> pids.stream().anyMatch(pid -> n.startsWith("pcw-" + pid + "-")))
+                    .toList();
         }
     }
 
     @Test
     void withoutRootItSaysWhatItNeedsAndExitsNonZero() throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(List.of("setpriv", "--reuid", "65534", "--regid", "65534",
-                "--clear-groups", Portcullis.root().resolve("portcullis").toString(), "demo"));
+        ProcessBuilder builder = new ProcessBuilder(List.of(
+                "setpriv",
+                "--reuid",
+                "65534",
+                "--regid",
+                "65534",
+                "--clear-groups",
+                Portcullis.root().resolve("portcullis").toString(),
+                "demo"));
         builder.environment().put("PORTCULLIS_JAVA_OPTS", "-XX:TieredStopAtLevel=1 -Xshare:auto");
         Run run = Run.of(builder, "", 60);
         assertEquals(1, run.exit(), run.toString());

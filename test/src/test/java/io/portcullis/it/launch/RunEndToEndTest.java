@@ -44,7 +44,8 @@ class RunEndToEndTest {
         world.zone().set("nas.lan", DnsAnswer.of(List.of(world.lanHost(0))));
         world.zone().set("www.example.test", DnsAnswer.of(List.of(world.internetHost(0), world.internetHost(2))));
         host = dir.resolve("host.json");
-        Files.writeString(host, "{\"dns\": {\"servers\": [\"" + world.dns().hostConfigForm() + "\"], \"timeoutMillis\": 2000}}");
+        Files.writeString(
+                host, "{\"dns\": {\"servers\": [\"" + world.dns().hostConfigForm() + "\"], \"timeoutMillis\": 2000}}");
     }
 
     private Run run(String sandbox, List<String> options, String... command) throws IOException, InterruptedException {
@@ -56,7 +57,13 @@ class RunEndToEndTest {
     }
 
     private String curl(String... urlAndOptions) {
-        List<String> argv = new ArrayList<>(List.of("curl", "-sS", "-v", "--max-time", "10", "--cacert",
+        List<String> argv = new ArrayList<>(List.of(
+                "curl",
+                "-sS",
+                "-v",
+                "--max-time",
+                "10",
+                "--cacert",
                 world.tls().certificatePem().toString()));
         argv.addAll(List.of(urlAndOptions));
         return String.join(" ", argv);
@@ -77,7 +84,8 @@ class RunEndToEndTest {
     void theCommandHasLoopbackOnlyAndTheProxyVariables(String sandbox) throws Exception {
         Run run = run(sandbox, List.of(), "/bin/sh", "-c", "ip -o link show; ip -o addr show scope global; env");
         assertEquals(0, run.exit(), run.toString());
-        List<String> links = run.out().lines().filter(l -> l.matches("^\\d+: .*")).toList();
+        List<String> links =
+                run.out().lines().filter(l -> l.matches("^\\d+: .*")).toList();
         assertEquals(1, links.size(), run.out());
         assertTrue(links.getFirst().contains(": lo:") && links.getFirst().contains("UP"), run.out());
         assertTrue(run.out().contains("HTTPS_PROXY=http://127.0.0.1:39080\n"), run.out());
@@ -88,18 +96,28 @@ class RunEndToEndTest {
     @ValueSource(strings = {"bwrap", "unshare"})
     void anAllowedHostAnswersAndAnotherIsRefusedWithItsCode(String sandbox) throws Exception {
         Path log = dir.resolve("decisions.jsonl");
-        Run run = run(sandbox, List.of("--allow", "nas.lan:8443", "--log", log.toString()), "/bin/sh", "-c",
-                curl("https://nas.lan:8443/allowed") + "; echo; " + curl("https://www.example.test/refused") + "; echo status=$?");
+        Run run = run(
+                sandbox,
+                List.of("--allow", "nas.lan:8443", "--log", log.toString()),
+                "/bin/sh",
+                "-c",
+                curl("https://nas.lan:8443/allowed") + "; echo; " + curl("https://www.example.test/refused")
+                        + "; echo status=$?");
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/allowed\""), run.toString());
         assertTrue(run.out().contains("\"local\":\"192.168.77.10:8443\""), run.out());
-        assertTrue(run.err().contains("< HTTP/1.1 403 Forbidden") && run.err().contains("< Portcullis-Deny: not-listed"),
+        assertTrue(
+                run.err().contains("< HTTP/1.1 403 Forbidden") && run.err().contains("< Portcullis-Deny: not-listed"),
                 run.err());
         assertTrue(run.out().contains("status=56"), run.out());
         String decisions = Files.readString(log);
-        assertTrue(decisions.contains("\"target\":\"nas.lan:8443\"") && decisions.contains("\"dialed\":\"192.168.77.10:8443\""),
+        assertTrue(
+                decisions.contains("\"target\":\"nas.lan:8443\"")
+                        && decisions.contains("\"dialed\":\"192.168.77.10:8443\""),
                 decisions);
-        assertTrue(decisions.contains("\"target\":\"www.example.test:443\"") && decisions.contains("\"code\":\"not-listed\""),
+        assertTrue(
+                decisions.contains("\"target\":\"www.example.test:443\"")
+                        && decisions.contains("\"code\":\"not-listed\""),
                 decisions);
         assertFalse(run.err().contains("\"verdict\""), "with --log, no decision line on stderr");
     }
@@ -113,7 +131,8 @@ class RunEndToEndTest {
         Run run = run("auto", List.of("--allow", "nas.lan:8443"), "python3", "-c", script);
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/python\""), run.toString());
-        assertTrue(run.err().contains("\"target\":\"nas.lan:8443\"") && run.err().contains("\"verdict\":\"allow\""),
+        assertTrue(
+                run.err().contains("\"target\":\"nas.lan:8443\"") && run.err().contains("\"verdict\":\"allow\""),
                 run.err());
     }
 
@@ -122,7 +141,9 @@ class RunEndToEndTest {
         Run run = run("auto", List.of("--internet"), "/bin/sh", "-c", curl("https://www.example.test/internet"));
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/internet\""), run.out());
-        assertTrue(run.err().contains("\"target\":\"www.example.test:443\"") && run.err().contains("\"verdict\":\"allow\""),
+        assertTrue(
+                run.err().contains("\"target\":\"www.example.test:443\"")
+                        && run.err().contains("\"verdict\":\"allow\""),
                 "decision lines go to stderr by default: " + run.err());
     }
 
@@ -141,17 +162,24 @@ class RunEndToEndTest {
     void aSignalStopsTheCommandAndRemovesTheSpawn(String sandbox, String signal) throws Exception {
         Path parent = Files.createDirectory(dir.resolve("spawns"));
         String marker = "31.4159" + sandbox.length() + signal.length();
-        ProcessBuilder builder = Portcullis.command(List.of("run", "--sandbox", sandbox, "--dir", parent.toString(), "--",
-                "sleep", marker)).redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile());
+        ProcessBuilder builder = Portcullis.command(
+                        List.of("run", "--sandbox", sandbox, "--dir", parent.toString(), "--", "sleep", marker))
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("out.txt").toFile());
         Process process = builder.start();
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (sleeping(marker).isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertFalse(sleeping(marker).isEmpty(), "the command never started: " + Files.readString(dir.resolve("out.txt")));
+            assertFalse(
+                    sleeping(marker).isEmpty(),
+                    "the command never started: " + Files.readString(dir.resolve("out.txt")));
             assertEquals(1, list(parent).size());
-            assertEquals(0, Run.of(List.of("kill", "-" + signal, String.valueOf(process.pid())), "", 10).exit());
+            assertEquals(
+                    0,
+                    Run.of(List.of("kill", "-" + signal, String.valueOf(process.pid())), "", 10)
+                            .exit());
             assertTrue(process.waitFor(20, TimeUnit.SECONDS), "run did not stop");
             // Either way the command gets SIGTERM, as a wall would send it.
             assertEquals(143, process.exitValue(), Files.readString(dir.resolve("out.txt")));
@@ -167,15 +195,25 @@ class RunEndToEndTest {
     @CsvSource({"bwrap, 65534", "unshare, 0"})
     void anotherUserRunsItTooAndOnlyThatUidReachesTheRelay(String sandbox, String insideUid) throws Exception {
         // Port 9 is below 1024: the entry must be able to bind it for a user that is not root.
-        ProcessBuilder builder = Portcullis.command(List.of("run", "--sandbox", sandbox, "--allow", "127.0.0.1:9", "--",
-                "/bin/sh", "-c", "id -u; curl -sS --max-time 10 http://127.0.0.1:9/; echo curl=$?"));
-        List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"));
+        ProcessBuilder builder = Portcullis.command(List.of(
+                "run",
+                "--sandbox",
+                sandbox,
+                "--allow",
+                "127.0.0.1:9",
+                "--",
+                "/bin/sh",
+                "-c",
+                "id -u; curl -sS --max-time 10 http://127.0.0.1:9/; echo curl=$?"));
+        List<String> argv =
+                new ArrayList<>(List.of("setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"));
         argv.addAll(builder.command());
         Run run = Run.of(builder.command(argv), "", 60);
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().startsWith(insideUid + "\n") && run.out().contains("curl=52"), run.toString());
         // The relay judged the forward (no peer-uid refusal): nothing listens there, so the owner check refuses.
-        assertTrue(run.err().contains("\"target\":\"forward:9\"") && run.err().contains("\"code\":\"owner-none\""),
+        assertTrue(
+                run.err().contains("\"target\":\"forward:9\"") && run.err().contains("\"code\":\"owner-none\""),
                 run.err());
     }
 
@@ -183,20 +221,43 @@ class RunEndToEndTest {
     void aPolicyFileAndAllowTogetherAreAUsageError() throws Exception {
         Path spawn = dir.resolve("spawn.json");
         Files.writeString(spawn, "{\"id\": \"x\"}");
-        Run run = Portcullis.run(List.of("run", "--spawn", spawn.toString(), "--allow", "nas.lan:443", "--", "true"), "");
+        Run run =
+                Portcullis.run(List.of("run", "--spawn", spawn.toString(), "--allow", "nas.lan:443", "--", "true"), "");
         assertEquals(2, run.exit(), run.toString());
         assertTrue(run.err().contains("--spawn: with --internet or --allow"), run.err());
-        Run bad = Portcullis.run(List.of("run", "--allow", "*.lan:443", "--allow", "a@b:1", "--log", "/nonexistent/log",
-                "--dir", "/nonexistent", "--", "true"), "");
+        Run bad = Portcullis.run(
+                List.of(
+                        "run",
+                        "--allow",
+                        "*.lan:443",
+                        "--allow",
+                        "a@b:1",
+                        "--log",
+                        "/nonexistent/log",
+                        "--dir",
+                        "/nonexistent",
+                        "--",
+                        "true"),
+                "");
         assertEquals(2, bad.exit(), bad.toString());
-        assertEquals(4, bad.err().lines().filter(l -> l.startsWith("portcullis run: --")).count(), bad.err());
-        assertTrue(bad.err().contains("--log: /nonexistent/log (expected: a file in an existing directory)"), bad.err());
+        assertEquals(
+                4,
+                bad.err()
+                        .lines()
+                        .filter(l -> l.startsWith("portcullis run: --"))
+                        .count(),
+                bad.err());
+        assertTrue(
+                bad.err().contains("--log: /nonexistent/log (expected: a file in an existing directory)"), bad.err());
     }
 
     private static List<ProcessHandle> sleeping(String marker) {
         return ProcessHandle.allProcesses()
                 .filter(p -> p.info().command().map(c -> c.endsWith("/sleep")).orElse(false))
-                .filter(p -> p.info().arguments().map(a -> List.of(a).equals(List.of(marker))).orElse(false))
+                .filter(p -> p.info()
+                        .arguments()
+                        .map(a -> List.of(a).equals(List.of(marker)))
+                        .orElse(false))
                 .toList();
     }
 

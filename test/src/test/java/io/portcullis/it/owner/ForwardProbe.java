@@ -21,17 +21,22 @@ final class ForwardProbe {
     static Map<String, String> connectEach(Spawn spawn, Map<String, Integer> ports, Set<String> http)
             throws IOException, InterruptedException {
         StringBuilder script = new StringBuilder();
-        ports.forEach((name, port) -> script.append(http.contains(name)
-                ? "r=$(curl -s -o /dev/null -w '%%{http_code}' --max-time 5 http://127.0.0.1:%d/); echo \"%s=$r\"\n"
-                        .formatted(port, name)
-                : "printf x | timeout 5 socat -t 1 - TCP:127.0.0.1:%d >/dev/null 2>&1; echo \"%s=socat $?\"\n"
-                        .formatted(port, name)));
+        ports.forEach((name, port) -> script.append(
+                http.contains(name)
+                        ? "r=$(curl -s -o /dev/null -w '%%{http_code}' --max-time 5 http://127.0.0.1:%d/); echo \"%s=$r\"\n"
+                                .formatted(port, name)
+                        : "printf x | timeout 5 socat -t 1 - TCP:127.0.0.1:%d >/dev/null 2>&1; echo \"%s=socat $?\"\n"
+                                .formatted(port, name)));
         Run run = spawn.run(script.toString(), 120);
         if (run.exit() != 0) {
             throw new AssertionError("the spawn's script failed: " + run);
         }
         Map<String, String> saw = new LinkedHashMap<>();
-        run.out().lines().map(line -> line.split("=", 2)).filter(kv -> kv.length == 2).forEach(kv -> saw.put(kv[0], kv[1]));
+        run.out()
+                .lines()
+                .map(line -> line.split("=", 2))
+                .filter(kv -> kv.length == 2)
+                .forEach(kv -> saw.put(kv[0], kv[1]));
         return saw;
     }
 
@@ -40,7 +45,8 @@ final class ForwardProbe {
      * end, then gives the decision line of each forward in {@code ports}, by name; fails after
      * 10 s without one.
      */
-    static Map<String, Decision> decisionsByForward(Spawn spawn, Map<String, Integer> ports) throws InterruptedException {
+    static Map<String, Decision> decisionsByForward(Spawn spawn, Map<String, Integer> ports)
+            throws InterruptedException {
         spawn.close();
         Map<String, String> names = new HashMap<>();
         ports.forEach((name, port) -> names.put("forward:" + port, name));

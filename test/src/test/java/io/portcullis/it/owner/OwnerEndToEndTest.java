@@ -51,6 +51,7 @@ class OwnerEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Each case: its forward port, the entry's source, and what holds the port. */
     private static final Map<String, Integer> PORTS = new LinkedHashMap<>();
+
     private static final Map<String, String> SOURCES = new LinkedHashMap<>();
     private static final Map<String, Long> PIDS = new LinkedHashMap<>();
     private static final List<PythonListener> LISTENERS = new ArrayList<>();
@@ -59,6 +60,7 @@ class OwnerEndToEndTest {
     private static Path hostFile;
     /** The decision line of each case's connection, and what the spawn's client saw. */
     private static Map<String, Decision> decisions;
+
     private static Map<String, String> clientSaw;
 
     @BeforeAll
@@ -69,11 +71,25 @@ class OwnerEndToEndTest {
         hostFile = dir.resolve("host.json");
         Files.writeString(hostFile, hostJson(root, DockerWorld.ENDPOINT));
         try {
-            listener("own-service", "owner", PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere));
-            listener("own-service-as-default", "default", PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere));
-            listener("gateway-signature", "owner",
-                    PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere).arg(SIGNATURE));
-            listener("checkout", "owner", PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(root));
+            listener(
+                    "own-service",
+                    "owner",
+                    PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere));
+            listener(
+                    "own-service-as-default",
+                    "default",
+                    PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere));
+            listener(
+                    "gateway-signature",
+                    "owner",
+                    PythonListener.v4("127.0.0.1")
+                            .uid(GATEWAY_UID)
+                            .cwd(elsewhere)
+                            .arg(SIGNATURE));
+            listener(
+                    "checkout",
+                    "owner",
+                    PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(root));
             listener("root-unpublished", "owner", PythonListener.v4("127.0.0.1"));
             PORTS.put("nothing-listening", freePort());
             SOURCES.put("nothing-listening", "owner");
@@ -110,8 +126,7 @@ class OwnerEndToEndTest {
         return """
                 {"owner": {"gatewayUid": %d, "gatewayPort": %d, "roots": ["%s"],
                            "signatures": [{"name": "test-gateway", "argv": "%s"}],
-                           "addons": ["%s", "notes"], "docker": "%s", "cacheMillis": 0}}"""
-                .formatted(GATEWAY_UID, GATEWAY_PORT, root, SIGNATURE, ADDON, docker);
+                           "addons": ["%s", "notes"], "docker": "%s", "cacheMillis": 0}}""".formatted(GATEWAY_UID, GATEWAY_PORT, root, SIGNATURE, ADDON, docker);
     }
 
     private static void listener(String name, String source, PythonListener.Builder builder) {
@@ -131,8 +146,9 @@ class OwnerEndToEndTest {
 
     private static String spawnJson() {
         List<String> hosts = new ArrayList<>();
-        PORTS.forEach((name, port) -> hosts.add("{\"target\": \"127.0.0.1:%d\", \"scheme\": \"tcp\", \"source\": \"%s\"}"
-                .formatted(port, SOURCES.get(name))));
+        PORTS.forEach(
+                (name, port) -> hosts.add("{\"target\": \"127.0.0.1:%d\", \"scheme\": \"tcp\", \"source\": \"%s\"}"
+                        .formatted(port, SOURCES.get(name))));
         return "{\"id\": \"" + ADDON + "\", \"network\": \"listed\", \"hosts\": [" + String.join(", ", hosts) + "]}";
     }
 
@@ -187,7 +203,8 @@ class OwnerEndToEndTest {
         assertTrue(gateway.processes().getFirst().argv().contains(SIGNATURE), gateway.toString());
 
         OwnerEvidence other = decisions.get("other-addon-container").owner();
-        assertEquals(CONTAINERS.get("other-addon-container").id(), other.container().id(), other.toString());
+        assertEquals(
+                CONTAINERS.get("other-addon-container").id(), other.container().id(), other.toString());
         assertEquals("notes", other.container().labels().get(ContainerInfo.PROJECT));
 
         assertEquals(List.of(), decisions.get("nothing-listening").owner().listeners());
@@ -199,8 +216,7 @@ class OwnerEndToEndTest {
         Files.writeString(deadHost, hostJson(dir, "unix://" + dir.resolve("no-docker.sock")));
         try (PythonListener root = PythonListener.v4("127.0.0.1").start();
                 Spawn spawn = Spawn.open(dir, deadHost, """
-                        {"id": "%s", "network": "listed", "hosts": [{"target": "127.0.0.1:%d", "scheme": "tcp"}]}"""
-                        .formatted(ADDON, root.port()))) {
+                        {"id": "%s", "network": "listed", "hosts": [{"target": "127.0.0.1:%d", "scheme": "tcp"}]}""".formatted(ADDON, root.port()))) {
             Map<String, Integer> ports = Map.of("root", root.port());
             ForwardProbe.connectEach(spawn, ports, Set.of());
             Decision decision = ForwardProbe.decisionsByForward(spawn, ports).get("root");
@@ -225,16 +241,27 @@ class OwnerEndToEndTest {
         Run run = Portcullis.run(args, "");
         assertEquals(exit, run.exit(), run.toString());
         JsonNode json = JSON.readTree(run.out());
-        assertEquals(expected, json.get("code").isNull() ? json.get("verdict").asText() : json.get("code").asText(),
+        assertEquals(
+                expected,
+                json.get("code").isNull()
+                        ? json.get("verdict").asText()
+                        : json.get("code").asText(),
                 json.toString());
         JsonNode evidence = json.get("evidence");
         switch (name) {
             case "own-service" -> {
-                assertEquals(PIDS.get(name).longValue(), evidence.get("processes").get(0).get("pid").asLong(), json.toString());
-                assertEquals(GATEWAY_UID, evidence.get("listeners").get(0).get("uid").asInt(), json.toString());
+                assertEquals(
+                        PIDS.get(name).longValue(),
+                        evidence.get("processes").get(0).get("pid").asLong(),
+                        json.toString());
+                assertEquals(
+                        GATEWAY_UID, evidence.get("listeners").get(0).get("uid").asInt(), json.toString());
             }
             case "other-addon-container" ->
-                assertEquals(CONTAINERS.get(name).id(), evidence.get("container").get("id").asText(), json.toString());
+                assertEquals(
+                        CONTAINERS.get(name).id(),
+                        evidence.get("container").get("id").asText(),
+                        json.toString());
             default -> assertEquals(0, evidence.get("listeners").size(), json.toString());
         }
     }

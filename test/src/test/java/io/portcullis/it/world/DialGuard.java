@@ -17,8 +17,8 @@ public final class DialGuard {
             throw new IllegalArgumentException("dial: " + target + " (expected: an address, not a name)");
         }
         if (!target.getAddress().isLoopbackAddress() && !world.owns(target.getAddress())) {
-            throw new IllegalStateException("dial: " + target
-                    + " (expected: loopback or an address of the test world; refusing to dial out)");
+            throw new IllegalStateException(
+                    "dial: " + target + " (expected: loopback or an address of the test world; refusing to dial out)");
         }
         return target;
     }

@@ -47,8 +47,8 @@ public final class NettyLeaks implements LauncherSessionListener {
     private static final class Factory extends ResourceLeakDetectorFactory {
         @Override
         @SuppressWarnings("deprecation") // The abstract method Netty calls; its replacement is not abstract.
-        public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
-                long maxActive) {
+        public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+                Class<T> resource, int samplingInterval, long maxActive) {
             return new Recording<>(resource, samplingInterval);
         }
     }

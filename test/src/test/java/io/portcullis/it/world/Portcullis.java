@@ -44,8 +44,8 @@ public final class Portcullis {
      * the way a wall does: in a fresh network namespace with loopback only.
      */
     public static List<String> entryInSpawnNamespace(Path socket, List<String> entryArgs, List<String> command) {
-        List<String> argv = new ArrayList<>(List.of(root().resolve("portcullis").toString(), "entry",
-                "--relay", socket.toString()));
+        List<String> argv = new ArrayList<>(
+                List.of(root().resolve("portcullis").toString(), "entry", "--relay", socket.toString()));
         argv.addAll(entryArgs);
         if (!command.isEmpty()) {
             argv.add("--");

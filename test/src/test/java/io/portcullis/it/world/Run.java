@@ -25,8 +25,8 @@ public record Run(int exit, String out, String err) {
         }
         if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
             process.destroyForcibly().waitFor();
-            throw new AssertionError(builder.command() + ": no exit within " + timeoutSeconds + " s; stderr: "
-                    + err.join());
+            throw new AssertionError(
+                    builder.command() + ": no exit within " + timeoutSeconds + " s; stderr: " + err.join());
         }
         return new Run(process.exitValue(), out.join(), err.join());
     }

@@ -35,7 +35,8 @@ public final class Spawn implements AutoCloseable {
      * {@code hostLimits} (a JSON object, or empty for the defaults), and the spawn of
      * {@code spawnJson}.
      */
-    public static Spawn open(Path dir, String dns, String hostLimits, String spawnJson) throws IOException, ConfigException {
+    public static Spawn open(Path dir, String dns, String hostLimits, String spawnJson)
+            throws IOException, ConfigException {
         String host = "{\"dns\": {\"servers\": [\"" + dns + "\"], \"timeoutMillis\": 2000}"
                 + (hostLimits.isEmpty() ? "" : ", \"limits\": " + hostLimits) + "}";
         return open(dir, HostConfigJson.parse("host.json", host), spawnJson);
@@ -48,7 +49,8 @@ public final class Spawn implements AutoCloseable {
 
     private static Spawn open(Path dir, HostConfig host, String spawnJson) throws IOException, ConfigException {
         BlockingQueue<Decision> decisions = new LinkedBlockingQueue<>();
-        Relay relay = Relay.builder(host).directory(dir).decisions(decisions::add).start();
+        Relay relay =
+                Relay.builder(host).directory(dir).decisions(decisions::add).start();
         try {
             return new Spawn(relay, relay.open(SpawnPolicyJson.parse("spawn.json", spawnJson)), decisions);
         } catch (IOException | ConfigException | RuntimeException e) {
@@ -70,8 +72,11 @@ public final class Spawn implements AutoCloseable {
     }
 
     /** As {@link #run(String, long)}, with these entry arguments. */
-    public Run run(List<String> entryArgs, String script, long timeoutSeconds) throws IOException, InterruptedException {
-        return Run.of(Portcullis.entryInSpawnNamespace(handle.socket(), entryArgs, List.of("sh", "-c", script)), "",
+    public Run run(List<String> entryArgs, String script, long timeoutSeconds)
+            throws IOException, InterruptedException {
+        return Run.of(
+                Portcullis.entryInSpawnNamespace(handle.socket(), entryArgs, List.of("sh", "-c", script)),
+                "",
                 timeoutSeconds);
     }
 

@@ -100,7 +100,8 @@ public final class TestWorld implements BeforeAllCallback, BeforeEachCallback, A
             guard = new DialGuard(world);
             dns = ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0);
             closeables.add(dns);
-            List<InetAddress> addresses = Stream.concat(internet.hosts().stream(), lan.hosts().stream()).toList();
+            List<InetAddress> addresses = Stream.concat(internet.hosts().stream(), lan.hosts().stream())
+                    .toList();
             tls = TlsMaterial.create(dir, TLS_NAMES, addresses);
             closeables.add(OriginProcess.start(world, internet, "inet", dir, tls));
             closeables.add(OriginProcess.start(world, lan, "lan", dir, tls));
@@ -145,7 +146,8 @@ public final class TestWorld implements BeforeAllCallback, BeforeEachCallback, A
 
     /** This namespace's own addresses on the sites' links: an own address for the relay here. */
     public List<InetAddress> ownLinkAddresses() {
-        return Stream.concat(parts.internet.gateways().stream(), parts.lan.gateways().stream()).toList();
+        return Stream.concat(parts.internet.gateways().stream(), parts.lan.gateways().stream())
+                .toList();
     }
 
     public DialGuard guard() {
@@ -184,8 +186,8 @@ public final class TestWorld implements BeforeAllCallback, BeforeEachCallback, A
      * with loopback up and nothing else.
      */
     public static List<String> inSpawnNamespace(List<String> command) {
-        List<String> argv = new ArrayList<>(List.of("unshare", "--net", "--", "/bin/sh", "-c",
-                "ip link set lo up && exec \"$0\" \"$@\""));
+        List<String> argv = new ArrayList<>(
+                List.of("unshare", "--net", "--", "/bin/sh", "-c", "ip link set lo up && exec \"$0\" \"$@\""));
         argv.addAll(command);
         return argv;
     }
@@ -194,13 +196,15 @@ public final class TestWorld implements BeforeAllCallback, BeforeEachCallback, A
     private static void removeStaleDirectories() throws IOException {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
         try (Stream<Path> entries = Files.list(tmp)) {
-            entries.filter(p -> p.getFileName().toString().startsWith(DIR_PREFIX)).filter(TestWorld::isStale)
+            entries.filter(p -> p.getFileName().toString().startsWith(DIR_PREFIX))
+                    .filter(TestWorld::isStale)
                     .forEach(TestWorld::deleteTree);
         }
     }
 
     private static boolean isStale(Path dir) {
-        String[] parts = dir.getFileName().toString().substring(DIR_PREFIX.length()).split("-");
+        String[] parts =
+                dir.getFileName().toString().substring(DIR_PREFIX.length()).split("-");
         try {
             return ProcessHandle.of(Long.parseLong(parts[0])).isEmpty();
         } catch (NumberFormatException e) {

@@ -47,13 +47,25 @@ class WorldSelfTest {
         // `ip route get` asks the kernel's routing decision without sending a packet.
         Run outside = Run.of(List.of("ip", "route", "get", "8.8.8.8"), "", 10);
         assertTrue(outside.exit() != 0 && outside.err().contains("unreachable"), outside.toString());
-        assertEquals(0, Run.of(List.of("ip", "route", "get", world.internetHost(0).getHostAddress()), "", 10).exit());
+        assertEquals(
+                0,
+                Run.of(List.of("ip", "route", "get", world.internetHost(0).getHostAddress()), "", 10)
+                        .exit());
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource({"8.8.8.8, refused", "192.0.2.1, refused", "2001:4860:4860::8888, refused", "10.0.0.1, refused",
-            "127.0.0.1, allowed", "::1, allowed", "93.184.77.10, allowed", "192.168.77.11, allowed",
-            "2001:4860:77::10, allowed", "93.184.77.1, allowed"})
+    @CsvSource({
+        "8.8.8.8, refused",
+        "192.0.2.1, refused",
+        "2001:4860:4860::8888, refused",
+        "10.0.0.1, refused",
+        "127.0.0.1, allowed",
+        "::1, allowed",
+        "93.184.77.10, allowed",
+        "192.168.77.11, allowed",
+        "2001:4860:77::10, allowed",
+        "93.184.77.1, allowed"
+    })
     void theDialGuardAllowsLoopbackAndTheWorldOnly(String address, String expected) throws Exception {
         InetSocketAddress target = new InetSocketAddress(InetAddress.ofLiteral(address), 443);
         if (expected.equals("allowed")) {
@@ -88,7 +100,7 @@ class WorldSelfTest {
             case "nxdomain" -> world.zone().set("x.test", DnsAnswer.nxdomain());
             case "empty" -> world.zone().set("x.test", DnsAnswer.empty());
             case "servfail" -> world.zone().set("x.test", DnsAnswer.servfail());
-            default -> { }
+            default -> {}
         }
         String full = digFull("x.test", "A");
         assertTrue(full.contains("status: " + status), full);
@@ -120,7 +132,8 @@ class WorldSelfTest {
         assertTrue(answer.contains("\"peer\":\"93.184.77.1:"), answer);
         assertTrue(answer.contains("\"method\":\"POST\",\"target\":\"/a?b\""), answer);
         String record = answer.replaceAll("(?s).*X-Origin-Record: (\\S+)\r\n.*", "$1");
-        assertEquals(new String(request, StandardCharsets.US_ASCII),
+        assertEquals(
+                new String(request, StandardCharsets.US_ASCII),
                 new String(world.recorded(record, Duration.ofSeconds(5)), StandardCharsets.US_ASCII));
     }
 
@@ -128,13 +141,13 @@ class WorldSelfTest {
     void theTlsOriginServesOnIpv6WithTheWorldsCertificate() throws Exception {
         SSLContext context = trusting();
         try (Socket plain = world.connect(world.internetHost(2), OriginProcess.TLS);
-                SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(plain,
-                        "origin.test", OriginProcess.TLS, true)) {
+                SSLSocket tls = (SSLSocket)
+                        context.getSocketFactory().createSocket(plain, "origin.test", OriginProcess.TLS, true)) {
             var parameters = tls.getSSLParameters();
             parameters.setEndpointIdentificationAlgorithm("HTTPS");
             tls.setSSLParameters(parameters);
-            tls.getOutputStream().write("GET / HTTP/1.1\r\nHost: origin.test\r\n\r\n"
-                    .getBytes(StandardCharsets.US_ASCII));
+            tls.getOutputStream()
+                    .write("GET / HTTP/1.1\r\nHost: origin.test\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             String answer = new String(tls.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(answer.contains("\"local\":\"[2001:4860:77::10]:443\""), answer);
             assertTrue(answer.contains("\"tls\":true"), answer);
@@ -144,9 +157,19 @@ class WorldSelfTest {
     @Test
     void curlTrustsTheWorldsCertificateByName() throws Exception {
         InetSocketAddress host = world.guard().check(new InetSocketAddress(world.internetHost(0), OriginProcess.TLS));
-        Run run = Run.of(List.of("curl", "-sS", "--max-time", "10", "--cacert", world.tls().certificatePem().toString(),
-                "--resolve", "www.example.test:443:" + host.getAddress().getHostAddress(),
-                "https://www.example.test/curl"), "", 20);
+        Run run = Run.of(
+                List.of(
+                        "curl",
+                        "-sS",
+                        "--max-time",
+                        "10",
+                        "--cacert",
+                        world.tls().certificatePem().toString(),
+                        "--resolve",
+                        "www.example.test:443:" + host.getAddress().getHostAddress(),
+                        "https://www.example.test/curl"),
+                "",
+                20);
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/curl\""), run.out());
     }
@@ -191,14 +214,19 @@ class WorldSelfTest {
 
     @Test
     void aSpawnNamespaceHasLoopbackAndNothingElse() throws Exception {
-        Run run = Run.of(TestWorld.inSpawnNamespace(List.of("/bin/sh", "-c",
-                "ip -o link show; echo routes; ip route show; ip -6 route show")), "", 10);
+        Run run = Run.of(
+                TestWorld.inSpawnNamespace(
+                        List.of("/bin/sh", "-c", "ip -o link show; echo routes; ip route show; ip -6 route show")),
+                "",
+                10);
         assertEquals(0, run.exit(), run.err());
-        List<String> links = new ArrayList<>(run.out().lines().takeWhile(l -> !l.equals("routes")).toList());
+        List<String> links = new ArrayList<>(
+                run.out().lines().takeWhile(l -> !l.equals("routes")).toList());
         assertEquals(1, links.size(), run.out());
         assertTrue(links.getFirst().contains(": lo:") && links.getFirst().contains("UP"), run.out());
-        assertTrue(run.out().lines().dropWhile(l -> !l.equals("routes")).skip(1)
-                .allMatch(l -> l.contains("dev lo")), run.out());
+        assertTrue(
+                run.out().lines().dropWhile(l -> !l.equals("routes")).skip(1).allMatch(l -> l.contains("dev lo")),
+                run.out());
     }
 
     private static long crc(InputStream in, long expectedLength) throws IOException {
@@ -216,7 +244,8 @@ class WorldSelfTest {
         KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
         trust.load(null, null);
         try (InputStream in = Files.newInputStream(world.tls().certificatePem())) {
-            trust.setCertificateEntry("origin", CertificateFactory.getInstance("X.509").generateCertificate(in));
+            trust.setCertificateEntry(
+                    "origin", CertificateFactory.getInstance("X.509").generateCertificate(in));
         }
         TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         factory.init(trust);
@@ -237,8 +266,8 @@ class WorldSelfTest {
 
     private static String digWith(String name, String type, List<String> options) throws Exception {
         InetSocketAddress server = world.dns().address();
-        List<String> argv = new ArrayList<>(List.of("dig", "@" + server.getAddress().getHostAddress(),
-                "-p", String.valueOf(server.getPort()), name, type));
+        List<String> argv = new ArrayList<>(List.of(
+                "dig", "@" + server.getAddress().getHostAddress(), "-p", String.valueOf(server.getPort()), name, type));
         argv.addAll(options);
         return Run.of(argv, "", 15).out();
     }
