@@ -1,16 +1,21 @@
 package io.portcullis.owner.kernel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.owner.testing.PythonListener;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,31 +98,15 @@ class ProcFdScanTest {
                         os._exit(0)
                     os.waitpid(pid, 0)
                 """;
-        Process process = new ProcessBuilder(
-                        "setpriv",
-                        "--reuid",
-                        "" + GATEWAY_UID,
-                        "--regid",
-                        "" + GATEWAY_UID,
-                        "--clear-groups",
-                        "/usr/bin/python3",
-                        "-c",
-                        server)
-                .redirectErrorStream(true)
-                .start();
-        try {
-            int port = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(
-                            process.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII))
-                    .readLine()
-                    .strip());
+        try (GatewayServer gateway = GatewayServer.start(server)) {
+            Process process = gateway.process();
+            int port = gateway.port();
             long inode = new SockDiag().listening(port).getFirst().inode();
             for (int i = 0; i < 200; i++) {
                 List<ProcessInfo> holders =
                         scan.holding(Set.of(inode), GATEWAY_UID).get(inode);
                 assertTrue(holders.stream().anyMatch(p -> p.pid() == process.pid()), holders::toString);
             }
-        } finally {
-            process.destroyForcibly().waitFor();
         }
     }
 
@@ -132,28 +121,14 @@ class ProcFdScanTest {
                 print(s.getsockname()[1], flush=True)
                 ctypes.CDLL(None, use_errno=True).syscall(60, 0)
                 """;
-        Process process = new ProcessBuilder(
-                        "setpriv",
-                        "--reuid",
-                        "" + GATEWAY_UID,
-                        "--regid",
-                        "" + GATEWAY_UID,
-                        "--clear-groups",
-                        "/usr/bin/python3",
-                        "-c",
-                        server)
-                .redirectErrorStream(true)
-                .start();
-        try {
-            int port = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(
-                            process.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII))
-                    .readLine()
-                    .strip());
+        try (GatewayServer gateway = GatewayServer.start(server)) {
+            Process process = gateway.process();
+            int port = gateway.port();
             Path fds = Path.of("/proc/" + process.pid() + "/fd");
-            for (int i = 0; i < 100 && Files.list(fds).findAny().isPresent(); i++) {
+            for (int i = 0; i < 100 && hasEntries(fds); i++) {
                 Thread.sleep(20);
             }
-            assertTrue(Files.list(fds).findAny().isEmpty(), "the main thread did not exit");
+            assertFalse(hasEntries(fds), "the main thread did not exit");
             long inode = new SockDiag().listening(port).getFirst().inode();
             List<ProcessInfo> holders = scan.holding(Set.of(inode), GATEWAY_UID).get(inode);
             assertEquals(
@@ -162,8 +137,6 @@ class ProcFdScanTest {
                     holders::toString);
             assertEquals(GATEWAY_UID, holders.getFirst().uid());
             assertEquals("/usr/bin/python3", holders.getFirst().argv().getFirst());
-        } finally {
-            process.destroyForcibly().waitFor();
         }
     }
 
@@ -186,14 +159,55 @@ class ProcFdScanTest {
         assertEquals("/srv/app", holders.get(77L).getFirst().cwd());
     }
 
+    /** A python3 server run as the gateway's uid; its first line of output is its port. */
+    private record GatewayServer(Process process, int port) implements AutoCloseable {
+        static GatewayServer start(String script) throws IOException {
+            Process process = new ProcessBuilder(
+                            "setpriv",
+                            "--reuid",
+                            "" + GATEWAY_UID,
+                            "--regid",
+                            "" + GATEWAY_UID,
+                            "--clear-groups",
+                            "/usr/bin/python3",
+                            "-c",
+                            script)
+                    .redirectErrorStream(true)
+                    .start();
+            try {
+                BufferedReader out =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII));
+                return new GatewayServer(
+                        process, Integer.parseInt(out.readLine().strip()));
+            } catch (IOException | RuntimeException e) {
+                process.destroyForcibly();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+            try {
+                process.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static boolean hasEntries(Path dir) throws IOException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isPresent();
+        }
+    }
+
     private static void fakeProcess(Path root, int pid, int uid, long inode) throws IOException {
         Path dir = Files.createDirectories(root.resolve(Integer.toString(pid)));
         Files.createDirectories(dir.resolve("fd"));
         Files.createSymbolicLink(dir.resolve("fd/0"), Path.of("/dev/null"));
         Files.createSymbolicLink(dir.resolve("fd/5"), Path.of("socket:[" + inode + "]"));
-        Files.write(
-                dir.resolve("cmdline"),
-                "/srv/app/run\0--port=8080\0".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Files.write(dir.resolve("cmdline"), "/srv/app/run\0--port=8080\0".getBytes(StandardCharsets.UTF_8));
         Files.createSymbolicLink(dir.resolve("cwd"), Path.of("/srv/app"));
         Files.createSymbolicLink(dir.resolve("exe"), Path.of("/srv/app/run"));
         Files.writeString(
