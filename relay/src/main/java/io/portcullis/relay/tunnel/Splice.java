@@ -10,6 +10,7 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.Future;
 import io.portcullis.relay.observe.ConnectionRecord;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
@@ -28,13 +29,15 @@ public final class Splice {
     private final Channel client;
     private final Channel upstream;
     private final long connection;
+    private final long idleMillis;
     private int inputsEnded;
     private boolean closing;
 
-    private Splice(Channel client, Channel upstream, long connection) {
+    private Splice(Channel client, Channel upstream, long connection, long idleMillis) {
         this.client = client;
         this.upstream = upstream;
         this.connection = connection;
+        this.idleMillis = idleMillis;
     }
 
     /**
@@ -48,7 +51,7 @@ public final class Splice {
             throw new IllegalArgumentException("upstream: " + upstream + " (expected: on the client's event loop)");
         }
         ConnectionRecord record = ConnectionRecord.of(client);
-        Splice splice = new Splice(client, upstream, record.id());
+        Splice splice = new Splice(client, upstream, record.id(), idleMillis);
         // observeOutput: a write still draining to a slow reader counts as bytes moving.
         client.pipeline().addLast("idle", new IdleStateHandler(true, 0, 0, idleMillis, TimeUnit.MILLISECONDS));
         client.pipeline().addLast("copy-up", splice.new Copier(upstream, record::up));
@@ -125,12 +128,19 @@ public final class Splice {
         upstream.close();
     }
 
-    private static void flushAndClose(Channel channel) {
-        if (channel.isActive()) {
-            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-        } else {
+    /**
+     * Closes once what the channel still has to write is flushed, or after the idle time: once the
+     * other side is gone no idle handler watches this one, and a peer that stops reading must not
+     * hold it open.
+     */
+    private void flushAndClose(Channel channel) {
+        if (!channel.isActive()) {
             channel.close();
+            return;
         }
+        Future<?> deadline = channel.eventLoop().schedule(() -> channel.close(), idleMillis, TimeUnit.MILLISECONDS);
+        channel.closeFuture().addListener(closed -> deadline.cancel(false));
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** Copies what its channel reads to the peer. */
