@@ -7,7 +7,8 @@
 # bench/run-peers makes, whose uid the host configuration names as the gateway's, so the owner check
 # runs on every tunnel (a cached answer, as in the harness). Everything is on loopback and bounded.
 # ROUNDS (4), CONCURRENCY ("1 16"), WARM seconds of new tunnels at c=4 before measuring (25),
-# SECS per measured window (3), PERFSTAT=1 also counts the relay's system calls (perf stat; slower).
+# SECS per measured window (3), PERFSTAT=1 also counts the relay's system calls (perf stat; slower),
+# PERFSTAT=entry the entry's instead, THREADS=1 also splits the entry's CPU time by thread.
 # BENCH_PEERS: the harness folder (default: ../shared/bench-peers beside this repository).
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -38,6 +39,16 @@ stop() {
 trap 'stop; rm -rf "$work"' EXIT
 
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # user + system ticks of the whole process
+threads() {  # per kind of thread of process $1: name, user and system ticks, context switches, count
+    local t
+    for t in /proc/"$1"/task/*; do  # a thread's name may hold spaces: its fields start after the ")"
+        awk -v n="$(tr ' ' _ <"$t/comm" 2>/dev/null | sed 's/[0-9]*$//')" '
+            FILENAME ~ /stat$/ { sub(/^.*\) /, ""); u = $12; s = $13; next }
+            /ctxt_switches/ { c += $2 }
+            END { if (u != "") print n, u, s, c + 0 }' "$t/stat" "$t/status" 2>/dev/null
+    done | awk '{u[$1] += $2; s[$1] += $3; c[$1] += $4; k[$1]++}
+        END {for (n in u) print n, u[n], s[n], c[n], k[n]}' | sort
+}
 loops() {  # user and system ticks of the relay's event loop threads
     local t
     for t in /proc/"$1"/task/*; do
@@ -79,12 +90,16 @@ one() {
     "${load[@]}" rr --conns 1 --count 10000000 --seconds 3 "${to[@]}" >/dev/null
     local r0 e0 l0 r1 e1 l1 out n perf=()
     if [ -n "${PERFSTAT:-}" ]; then
-        perf stat -e 'syscalls:sys_enter_*' -p "$relay" -o "$dir/perf.txt" -- sleep "$secs" &
+        local traced=$relay
+        [ "$PERFSTAT" != entry ] || traced=$entry
+        perf stat -e 'syscalls:sys_enter_*' -e context-switches -p "$traced" -o "$dir/perf.txt" -- sleep "$secs" &
         perf=($!)
     fi
+    [ -z "${THREADS:-}" ] || threads "$entry" >"$dir/threads0"
     r0=$(cpu "$relay") e0=$(cpu "$entry") l0=$(loops "$relay")
     out=$("${load[@]}" new --concurrency "$c" --count 10000000 --seconds "$secs" "${to[@]}")
     r1=$(cpu "$relay") e1=$(cpu "$entry") l1=$(loops "$relay")
+    [ -z "${THREADS:-}" ] || threads "$entry" >"$dir/threads1"
     [ ${#perf[@]} = 0 ] || wait "${perf[0]}"
     n=$(sed -n 's/.*"count":\([0-9]*\).*/\1/p' <<<"$out")
     awk -v label="$label" -v c="$c" -v n="$n" -v out="$out" -v r="$((r1 - r0))" -v e="$((e1 - e0))" \
@@ -94,8 +109,16 @@ one() {
             match(out, /"errors":[0-9]+/); err = substr(out, RSTART + 9, RLENGTH - 9)
             printf "%-12s c=%-3s tunnels=%-6d per s=%-7.0f errors=%s  us/tunnel: relay %4.0f (loops user %3.0f sys %3.0f)  entry %4.0f\n",
                 label, c, n, tps, err, r * us, (b[1] - a[1]) * us, (b[2] - a[2]) * us, e * us }'
+    if [ -n "${THREADS:-}" ]; then  # threads that used CPU or switched more than once per ten tunnels
+        join -a2 -e0 -o 2.1,1.2,1.3,1.4,2.2,2.3,2.4,2.5 "$dir/threads0" "$dir/threads1" |
+            awk -v n="$n" -v hz="$(getconf CLK_TCK)" '{ us = 1e6 / hz / n
+                if ($5 + $6 > $2 + $3 || $7 - $4 > n / 10)
+                    printf "    entry %-18s x%-3d user %4.0f sys %4.0f us/tunnel, %5.2f context switches/tunnel\n",
+                        $1, $8, ($5 - $2) * us, ($6 - $3) * us, ($7 - $4) / n }'
+    fi
     if [ -n "${PERFSTAT:-}" ]; then
-        awk -v n="$n" '/syscalls:sys_enter_/ { gsub(",", "", $1); if ($1 > 0) printf "    %-30s %6.2f per tunnel\n", substr($2, 20), $1 / n }' \
+        awk -v n="$n" '/syscalls:sys_enter_|context-switches/ { gsub(",", "", $1); sub("syscalls:sys_enter_", "", $2)
+            if ($1 > 0) printf "    %-30s %6.2f per tunnel\n", $2, $1 / n }' \
             "$dir/perf.txt" | sort -k2 -nr | head -16
     fi
     exec 7>&-

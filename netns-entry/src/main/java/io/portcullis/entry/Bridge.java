@@ -10,8 +10,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Carries accepted connections to the relay: each gets a new connection to the relay's unix socket,
@@ -42,7 +42,11 @@ final class Bridge {
         this.log = log;
     }
 
-    /** Runs on one of the workers until both directions have ended; the other direction takes a second one. */
+    /**
+     * Runs on one of the workers until its direction has ended; the other direction takes a second
+     * one. Whichever direction ends last closes both sockets, so neither thread waits for the other:
+     * a wait and its wake-up cost a futex call and a context switch per connection.
+     */
     void carry(SocketChannel client, Preamble preamble) {
         SocketChannel upstream;
         try {
@@ -58,22 +62,25 @@ final class Bridge {
         if (relayDown.getAndSet(false)) {
             log.println("portcullis entry: relay " + relay.getPath() + " reachable again");
         }
-        CountDownLatch upEnded = new CountDownLatch(1);
+        AtomicInteger copying = new AtomicInteger(2);
+        Runnable ended = () -> {
+            if (copying.decrementAndGet() == 0) {
+                close(client);
+                close(upstream);
+            }
+        };
         workers.run(() -> {
             try {
                 pump(client, upstream);
             } finally {
-                upEnded.countDown();
+                ended.run();
             }
         });
-        pump(upstream, client);
         try {
-            upEnded.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            pump(upstream, client);
+        } finally {
+            ended.run();
         }
-        close(client);
-        close(upstream);
     }
 
     /**

@@ -18,6 +18,7 @@ import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -154,6 +155,42 @@ class BridgeTest {
             client.getOutputStream().write("after".getBytes(StandardCharsets.US_ASCII));
             client.shutdownOutput();
             assertEquals("after", afterBanner.poll(5, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void freesTheThreadOfTheRelaysDirectionWhileTheClientStillSends() throws Exception {
+        BlockingQueue<String> afterBanner = new LinkedBlockingQueue<>();
+        relay = TestRelay.start(socket(), connection -> {
+            connection.write(ByteBuffer.wrap("banner".getBytes(StandardCharsets.US_ASCII)));
+            connection.shutdownOutput();
+            ByteArrayOutputStream rest = new ByteArrayOutputStream();
+            ByteBuffer buffer = ByteBuffer.allocate(1024);
+            while (connection.read(buffer.clear()) >= 0) {
+                rest.write(buffer.array(), 0, buffer.position());
+            }
+            afterBanner.add(rest.toString(StandardCharsets.US_ASCII));
+        });
+        Bridge bridge = new Bridge(socket(), new Workers(), log);
+        try (ServerSocketChannel listener =
+                        ServerSocketChannel.open().bind(new InetSocketAddress(Listeners.IPV4_LOOPBACK, 0));
+                Socket client =
+                        connect(Listeners.IPV4_LOOPBACK, ((InetSocketAddress) listener.getLocalAddress()).getPort());
+                SocketChannel accepted = listener.accept()) {
+            CompletableFuture.runAsync(
+                            () -> bridge.carry(accepted, new Preamble(Preamble.Kind.PROXY, 1)),
+                            work -> Thread.ofPlatform().start(work))
+                    .get(5, TimeUnit.SECONDS);
+            assertEquals("banner", new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII));
+            assertTrue(accepted.isOpen(), "the client's direction is still carried");
+            client.getOutputStream().write("after".getBytes(StandardCharsets.US_ASCII));
+            client.shutdownOutput();
+            assertEquals("after", afterBanner.poll(5, TimeUnit.SECONDS));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (accepted.isOpen() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(!accepted.isOpen(), "closed once both directions ended");
         }
     }
 
