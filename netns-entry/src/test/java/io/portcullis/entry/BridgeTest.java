@@ -137,19 +137,7 @@ class BridgeTest {
     void passesTheRelaysHalfCloseToTheClientWhichMayStillSend() throws Exception {
         int port = FreePorts.take(1).getFirst();
         BlockingQueue<String> afterBanner = new LinkedBlockingQueue<>();
-        start(
-                connection -> {
-                    connection.write(ByteBuffer.wrap("banner".getBytes(StandardCharsets.US_ASCII)));
-                    connection.shutdownOutput();
-                    ByteArrayOutputStream rest = new ByteArrayOutputStream();
-                    ByteBuffer buffer = ByteBuffer.allocate(1024);
-                    while (connection.read(buffer.clear()) >= 0) {
-                        rest.write(buffer.array(), 0, buffer.position());
-                    }
-                    afterBanner.add(rest.toString(StandardCharsets.US_ASCII));
-                },
-                "--proxy-port",
-                "" + port);
+        start(bannerThenCollect(afterBanner), "--proxy-port", "" + port);
         try (Socket client = connect(Listeners.IPV4_LOOPBACK, port)) {
             assertEquals("banner", new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII));
             client.getOutputStream().write("after".getBytes(StandardCharsets.US_ASCII));
@@ -161,16 +149,7 @@ class BridgeTest {
     @Test
     void freesTheThreadOfTheRelaysDirectionWhileTheClientStillSends() throws Exception {
         BlockingQueue<String> afterBanner = new LinkedBlockingQueue<>();
-        relay = TestRelay.start(socket(), connection -> {
-            connection.write(ByteBuffer.wrap("banner".getBytes(StandardCharsets.US_ASCII)));
-            connection.shutdownOutput();
-            ByteArrayOutputStream rest = new ByteArrayOutputStream();
-            ByteBuffer buffer = ByteBuffer.allocate(1024);
-            while (connection.read(buffer.clear()) >= 0) {
-                rest.write(buffer.array(), 0, buffer.position());
-            }
-            afterBanner.add(rest.toString(StandardCharsets.US_ASCII));
-        });
+        relay = TestRelay.start(socket(), bannerThenCollect(afterBanner));
         Bridge bridge = new Bridge(socket(), new Workers(), log);
         try (ServerSocketChannel listener =
                         ServerSocketChannel.open().bind(new InetSocketAddress(Listeners.IPV4_LOOPBACK, 0));
@@ -368,5 +347,19 @@ class BridgeTest {
         int port = FreePorts.take(1).getFirst();
         start(connection -> connection.close(), "--proxy-port", "" + port);
         assertEquals("closed", outcome(port));
+    }
+
+    /** A relay side that sends "banner", half-closes, then puts everything the client sends after it in {@code rest}. */
+    private static TestRelay.Service bannerThenCollect(BlockingQueue<String> rest) {
+        return connection -> {
+            connection.write(ByteBuffer.wrap("banner".getBytes(StandardCharsets.US_ASCII)));
+            connection.shutdownOutput();
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            ByteBuffer buffer = ByteBuffer.allocate(1024);
+            while (connection.read(buffer.clear()) >= 0) {
+                bytes.write(buffer.array(), 0, buffer.position());
+            }
+            rest.add(bytes.toString(StandardCharsets.US_ASCII));
+        };
     }
 }

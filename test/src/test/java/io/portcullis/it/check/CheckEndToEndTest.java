@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.dns.DnsRecordType;
 import io.portcullis.it.world.NetnsTest;
 import io.portcullis.it.world.Portcullis;
+import io.portcullis.it.world.Rows;
 import io.portcullis.it.world.Run;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.world.DnsAnswer;
@@ -125,12 +126,7 @@ class CheckEndToEndTest {
     private static Map<String, JsonNode> badSpellingVerdicts;
 
     static Stream<Arguments> internetRows() {
-        return INTERNET_ROWS.stream()
-                .map(row -> Arrays.stream(row.split("\\|"))
-                        .map(String::strip)
-                        .map(cell -> cell.equals("-") ? null : cell)
-                        .toArray())
-                .map(Arguments::of);
+        return Rows.of(INTERNET_ROWS);
     }
 
     @ParameterizedTest(name = "{0} -> {1} {2}")

@@ -8,6 +8,7 @@ import io.netty.handler.codec.dns.DnsRecordType;
 import io.portcullis.entry.wire.Preamble;
 import io.portcullis.it.world.NetnsTest;
 import io.portcullis.it.world.Portcullis;
+import io.portcullis.it.world.Rows;
 import io.portcullis.it.world.Run;
 import io.portcullis.it.world.Spawn;
 import io.portcullis.it.world.TestWorld;
@@ -21,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -123,12 +123,7 @@ class DataPathEndToEndTest {
     private static Map<String, Decision> decisions;
 
     static Stream<Arguments> rows() {
-        return ROWS.stream()
-                .map(row -> Arrays.stream(row.split("\\|"))
-                        .map(String::strip)
-                        .map(cell -> cell.equals("-") ? null : cell)
-                        .toArray())
-                .map(Arguments::of);
+        return Rows.of(ROWS);
     }
 
     /** One entry run tries every row (a namespace and a JVM per row would take long); each row asserts its part. */
