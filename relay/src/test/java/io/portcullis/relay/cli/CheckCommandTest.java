@@ -5,10 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.portcullis.relay.resolve.FakeDnsServer;
+import io.portcullis.relay.world.DnsAnswer;
+import io.portcullis.relay.world.Zone;
+import io.portcullis.relay.world.ZoneDnsServer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,8 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,27 +27,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code portcullis check} in-process, with names answered by a DNS server on loopback. */
 class CheckCommandTest {
-    static EventLoopGroup group;
-    static FakeDnsServer dns;
+    static ZoneDnsServer dns;
 
     @TempDir
     Path dir;
 
     @BeforeAll
     static void startDns() throws InterruptedException {
-        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        dns = new FakeDnsServer(
-                group,
-                Map.of(
-                        "public.test", "93.184.216.34 2606:2800:220:1::1",
-                        "split.test", "93.184.216.34 10.0.0.5",
-                        "nas.lan", "192.168.1.10"));
+        Zone zone = new Zone()
+                .set("public.test", DnsAnswer.of("93.184.216.34", "2606:2800:220:1::1"))
+                .set("split.test", DnsAnswer.of("93.184.216.34", "10.0.0.5"))
+                .set("nas.lan", DnsAnswer.of("192.168.1.10"));
+        dns = ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0);
     }
 
     @AfterAll
     static void stopDns() {
         dns.close();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     record Run(int status, String out, String err) {

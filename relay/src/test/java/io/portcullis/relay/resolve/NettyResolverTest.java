@@ -7,10 +7,12 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.world.DnsAnswer;
+import io.portcullis.relay.world.Zone;
+import io.portcullis.relay.world.ZoneDnsServer;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,21 +23,20 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The real resolver against a DNS server on loopback whose answers the test controls. */
 class NettyResolverTest {
     static EventLoopGroup group;
-    static FakeDnsServer server;
+    static ZoneDnsServer server;
     static NettyResolver resolver;
 
     @BeforeAll
     static void start() throws InterruptedException {
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        server = new FakeDnsServer(
-                group,
-                Map.of(
-                        "both.test", "192.0.2.1 2001:db8::1",
-                        "v6only.test", "2001:db8::2",
-                        "nodata.test", "",
-                        "nx.test", "NXDOMAIN",
-                        "fail.test", "SERVFAIL",
-                        "slow.test", FakeDnsServer.SILENT));
+        Zone zone = new Zone()
+                .set("both.test", DnsAnswer.of("192.0.2.1", "2001:db8::1"))
+                .set("v6only.test", DnsAnswer.of("2001:db8::2"))
+                .set("nodata.test", DnsAnswer.empty())
+                .set("nx.test", DnsAnswer.nxdomain())
+                .set("fail.test", DnsAnswer.servfail())
+                .set("slow.test", DnsAnswer.silent());
+        server = ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0);
         resolver =
                 new NettyResolver(group.next(), new HostConfig.Dns(List.of(server.address()), Duration.ofMillis(2000)));
         // The first query pays for class loading and channel set-up; the table measures the rest.
