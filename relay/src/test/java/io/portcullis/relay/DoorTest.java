@@ -9,7 +9,6 @@ import io.portcullis.entry.wire.Preamble.Kind;
 import io.portcullis.owner.OwnerConfig;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
-import io.portcullis.relay.policy.DenyList;
 import io.portcullis.relay.policy.HostConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -66,14 +65,7 @@ class DoorTest {
                 d.cacheWindow());
         HostConfig.Limits limits = new HostConfig.Limits(
                 8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 512, 16_384, 16);
-        relay = Relay.builder(new HostConfig(
-                        DenyList.DEFAULT,
-                        List.of(),
-                        List.of(),
-                        HostConfig.Dns.DEFAULTS,
-                        owner,
-                        limits,
-                        HostConfig.Log.DEFAULTS))
+        relay = Relay.builder(HostConfig.DEFAULTS.withOwner(owner).withLimits(limits))
                 .directory(parent)
                 .decisions(decisions::add)
                 .start();

@@ -13,7 +13,6 @@ import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
-import io.portcullis.relay.policy.DenyList;
 import io.portcullis.relay.policy.HostConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -65,23 +64,16 @@ class PlainHttpDecisionTest {
         origin = RecordingOrigin.ok("mine");
         OwnerConfig d = OwnerConfig.DEFAULTS;
         int gatewayPort = source.equals("default") ? origin.port() : 0;
-        HostConfig host = new HostConfig(
-                DenyList.DEFAULT,
+        HostConfig host = HostConfig.DEFAULTS.withOwner(new OwnerConfig(
+                d.gatewayUid(),
+                gatewayPort,
                 List.of(),
                 List.of(),
-                HostConfig.Dns.DEFAULTS,
-                new OwnerConfig(
-                        d.gatewayUid(),
-                        gatewayPort,
-                        List.of(),
-                        List.of(),
-                        Set.of(),
-                        List.of(),
-                        Map.of(),
-                        d.dockerEndpoint(),
-                        d.cacheWindow()),
-                HostConfig.DEFAULTS.limits(),
-                HostConfig.Log.DEFAULTS);
+                Set.of(),
+                List.of(),
+                Map.of(),
+                d.dockerEndpoint(),
+                d.cacheWindow()));
         OwnerCheck check = query -> {
             asked.add(query);
             OwnerEvidence none = OwnerEvidence.NONE;

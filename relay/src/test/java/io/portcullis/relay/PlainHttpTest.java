@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.entry.wire.Preamble.Kind;
-import io.portcullis.owner.OwnerConfig;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
-import io.portcullis.relay.policy.DenyList;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Verdict;
@@ -61,14 +59,7 @@ class PlainHttpTest {
     /** A spawn whose judge allows only {@code 127.0.0.1:<origin>} for plain HTTP, to the origin. */
     private void start(RecordingOrigin answering) throws Exception {
         origin = closing(answering);
-        HostConfig host = new HostConfig(
-                DenyList.DEFAULT,
-                List.of(),
-                List.of(),
-                HostConfig.Dns.DEFAULTS,
-                OwnerConfig.DEFAULTS,
-                limits,
-                HostConfig.Log.DEFAULTS);
+        HostConfig host = HostConfig.DEFAULTS.withLimits(limits);
         relay = Relay.builder(host)
                 .directory(parent)
                 .decisions(decisions::add)

@@ -10,13 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.entry.wire.Preamble;
 import io.portcullis.entry.wire.Preamble.Kind;
-import io.portcullis.owner.OwnerConfig;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
-import io.portcullis.relay.policy.DenyList;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
@@ -76,14 +74,7 @@ class RelayTest {
     }
 
     private SpawnHandle open(String json) throws IOException, ConfigException {
-        HostConfig host = new HostConfig(
-                DenyList.DEFAULT,
-                List.of(),
-                List.of(),
-                HostConfig.Dns.DEFAULTS,
-                OwnerConfig.DEFAULTS,
-                limits,
-                HostConfig.Log.DEFAULTS);
+        HostConfig host = HostConfig.DEFAULTS.withLimits(limits);
         relay = Relay.builder(host)
                 .directory(parent)
                 .decisions(decisions::add)

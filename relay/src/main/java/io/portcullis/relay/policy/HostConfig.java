@@ -39,6 +39,16 @@ public record HostConfig(
         Objects.requireNonNull(log, "log");
     }
 
+    /** This configuration with other limits. */
+    public HostConfig withLimits(Limits limits) {
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log);
+    }
+
+    /** This configuration with another owner check configuration. */
+    public HostConfig withOwner(OwnerConfig owner) {
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log);
+    }
+
     /**
      * Name resolution (R9).
      *
