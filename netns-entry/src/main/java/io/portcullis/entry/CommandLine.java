@@ -16,19 +16,20 @@ final class CommandLine {
             Usage: portcullis entry --relay SOCK [--proxy-port N] [--forward N]... [--door N]
                                     [--ready-fd N] [-- CMD ARGS...]
 
-            Listens on 127.0.0.1 (and ::1 when the namespace has it) and carries every connection
-            over a new connection to the relay's unix socket.
+            Binds the namespace's listening sockets on 127.0.0.1 (and ::1 when the namespace has it),
+            hands them to the relay over its unix socket, announces readiness, then becomes CMD.
 
               --relay SOCK     the spawn's unix socket, made by the relay
               --proxy-port N   the HTTP proxy port (default 39080); moves up past forwards and the door
               --forward N      a loopback port forwarded to the same port on the host (repeatable)
               --door N         the gateway's door port inside the namespace
               --ready-fd N     write the readiness line to file descriptor N instead of stdout
-              -- CMD ARGS      run CMD with only fds 0-2 and the proxy variables; exit with its status
+              -- CMD ARGS      become CMD (execve) with only fds 0-2 and the proxy variables
               --help           this text
 
-            Exit: the command's status; without a command, runs until SIGTERM or SIGINT.
-            2 on a usage error, 125 when a listener cannot be bound, 126/127 when CMD cannot run.
+            Exit: the command's own status (the command is this process); without a command, 0 once
+            ready. 2 on a usage error, 125 when a socket cannot be bound or the relay refuses the
+            hand-over, 126/127 when CMD cannot run.
             """;
 
     /** Longest socket path the kernel takes in sockaddr_un, without the terminating NUL. */

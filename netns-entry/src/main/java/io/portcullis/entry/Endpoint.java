@@ -1,11 +1,10 @@
 package io.portcullis.entry;
 
-import io.portcullis.entry.wire.Preamble;
-import java.util.Locale;
+import io.portcullis.entry.handoff.Handoff;
 import java.util.Objects;
 
-/** One loopback port the entry listens on, and the kind its connections announce to the relay. */
-record Endpoint(Preamble.Kind kind, int port) {
+/** One loopback port the entry binds, and what it serves. */
+record Endpoint(Handoff.Kind kind, int port) {
 
     Endpoint {
         Objects.requireNonNull(kind, "kind");
@@ -14,12 +13,8 @@ record Endpoint(Preamble.Kind kind, int port) {
         }
     }
 
-    Preamble preamble() {
-        return new Preamble(kind, port);
-    }
-
     @Override
     public String toString() {
-        return kind.name().toLowerCase(Locale.ROOT) + " " + port;
+        return kind.label() + " " + port;
     }
 }

@@ -1,6 +1,6 @@
 package io.portcullis.entry;
 
-import io.portcullis.entry.wire.Preamble;
+import io.portcullis.entry.handoff.Handoff;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,13 +35,13 @@ record EntryOptions(
     /**
      * The listeners in a fixed order: the proxy first, then the forwards as given, then the door.
      * The proxy port moves up past every forward and the door port (SPEC R1, R20); the relay applies
-     * the same rule, so both agree on the port a proxy preamble names.
+     * the same rule, so both agree on the port of the proxy socket.
      */
     List<Endpoint> endpoints() {
         List<Endpoint> endpoints = new ArrayList<>();
-        endpoints.add(new Endpoint(Preamble.Kind.PROXY, effectiveProxyPort()));
-        forwards.forEach(port -> endpoints.add(new Endpoint(Preamble.Kind.FORWARD, port)));
-        door.ifPresent(port -> endpoints.add(new Endpoint(Preamble.Kind.DOOR, port)));
+        endpoints.add(new Endpoint(Handoff.Kind.PROXY, effectiveProxyPort()));
+        forwards.forEach(port -> endpoints.add(new Endpoint(Handoff.Kind.FORWARD, port)));
+        door.ifPresent(port -> endpoints.add(new Endpoint(Handoff.Kind.DOOR, port)));
         return List.copyOf(endpoints);
     }
 

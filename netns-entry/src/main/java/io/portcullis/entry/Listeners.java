@@ -1,7 +1,8 @@
 package io.portcullis.entry;
 
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.entry.handoff.Posix;
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -14,18 +15,18 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The bound listening sockets: every endpoint on 127.0.0.1, and on ::1 when the namespace has it.
- * Binding is all or nothing, so a half-working entry never announces itself ready.
+ * The namespace's listening sockets, bound for the hand-over: every endpoint on 127.0.0.1, and on
+ * ::1 when the namespace has it. Binding is all or nothing, so a half-bound entry hands nothing over.
  */
 final class Listeners implements AutoCloseable {
 
     static final InetAddress IPV4_LOOPBACK = literal(new byte[] {127, 0, 0, 1});
     static final InetAddress IPV6_LOOPBACK = literal(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
 
-    /** One listening socket. */
-    record Listener(Endpoint endpoint, InetAddress address, ServerSocketChannel channel) {}
+    /** The kernel caps it at net.core.somaxconn; the relay drains the queue. */
+    private static final int BACKLOG = 4096;
 
-    /** Some listener could not be bound; the message names each one and why. */
+    /** Some socket could not be bound; the message names each one and why. */
     static final class BindFailure extends Exception {
         private static final long serialVersionUID = 1L;
 
@@ -35,30 +36,35 @@ final class Listeners implements AutoCloseable {
     }
 
     private final List<InetAddress> addresses;
-    private final List<Listener> listeners;
+    private final List<Handoff.Socket> sockets;
+    private final int[] fds;
 
-    private Listeners(List<InetAddress> addresses, List<Listener> listeners) {
+    private Listeners(List<InetAddress> addresses, List<Handoff.Socket> sockets, int[] fds) {
         this.addresses = List.copyOf(addresses);
-        this.listeners = List.copyOf(listeners);
+        this.sockets = List.copyOf(sockets);
+        this.fds = fds;
     }
 
     static Listeners bind(List<Endpoint> endpoints) throws BindFailure {
         requireLoopbackUp();
         List<InetAddress> addresses =
                 hasIpv6Loopback() ? List.of(IPV4_LOOPBACK, IPV6_LOOPBACK) : List.of(IPV4_LOOPBACK);
-        List<Listener> bound = new ArrayList<>();
+        List<Handoff.Socket> sockets = new ArrayList<>();
+        List<Integer> fds = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         for (Endpoint endpoint : endpoints) {
             for (InetAddress address : addresses) {
+                InetSocketAddress bound = new InetSocketAddress(address, endpoint.port());
                 try {
-                    bound.add(new Listener(endpoint, address, open(address, endpoint.port())));
+                    fds.add(Posix.listenTcp(bound, BACKLOG));
+                    sockets.add(new Handoff.Socket(endpoint.kind(), bound));
                 } catch (IOException | RuntimeException e) {
-                    problems.add("cannot listen on " + hostPort(address, endpoint.port()) + " (" + endpoint + "): "
-                            + e.getMessage());
+                    problems.add("cannot listen on " + Handoff.text(bound) + " (" + endpoint + "): " + e.getMessage());
                 }
             }
         }
-        Listeners listeners = new Listeners(addresses, bound);
+        Listeners listeners = new Listeners(
+                addresses, sockets, fds.stream().mapToInt(Integer::intValue).toArray());
         if (!problems.isEmpty()) {
             listeners.close();
             throw new BindFailure(problems);
@@ -70,39 +76,18 @@ final class Listeners implements AutoCloseable {
         return addresses;
     }
 
-    List<Listener> all() {
-        return listeners;
+    List<Handoff.Socket> sockets() {
+        return sockets;
     }
 
+    int[] fds() {
+        return fds.clone();
+    }
+
+    /** Closes the entry's copies; once the relay holds the sockets, they stay open there. */
     @Override
     public void close() {
-        for (Listener listener : listeners) {
-            try {
-                listener.channel().close();
-            } catch (IOException e) {
-                // closing a listening socket releases the port even when close reports an error
-            }
-        }
-    }
-
-    static String hostPort(InetAddress address, int port) {
-        return address instanceof Inet6Address ? "[::1]:" + port : address.getHostAddress() + ":" + port;
-    }
-
-    static String text(InetAddress address) {
-        return address instanceof Inet4Address ? address.getHostAddress() : "::1";
-    }
-
-    private static ServerSocketChannel open(InetAddress address, int port) throws IOException {
-        ServerSocketChannel channel = ServerSocketChannel.open(
-                address instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
-        try {
-            channel.bind(new InetSocketAddress(address, port), 128);
-            return channel;
-        } catch (IOException | RuntimeException e) {
-            channel.close();
-            throw e;
-        }
+        Posix.closeQuietly(fds);
     }
 
     /**
@@ -122,7 +107,7 @@ final class Listeners implements AutoCloseable {
         }
     }
 
-    /** A namespace without IPv6 (or with ::1 removed) still gets its IPv4 listeners. */
+    /** A namespace without IPv6 (or with ::1 removed) still gets its IPv4 sockets. */
     private static boolean hasIpv6Loopback() {
         try (ServerSocketChannel probe = ServerSocketChannel.open(StandardProtocolFamily.INET6)) {
             probe.bind(new InetSocketAddress(IPV6_LOOPBACK, 0));
@@ -130,6 +115,10 @@ final class Listeners implements AutoCloseable {
         } catch (IOException | UnsupportedOperationException e) {
             return false;
         }
+    }
+
+    static String text(InetAddress address) {
+        return address instanceof Inet6Address ? "::1" : address.getHostAddress();
     }
 
     private static InetAddress literal(byte[] bytes) {

@@ -1,19 +1,25 @@
 package io.portcullis.entry;
 
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.entry.handoff.Sender;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.util.concurrent.TimeUnit;
 
-/** {@code portcullis entry}: the in-namespace listeners (SPEC R20-R21). */
+/**
+ * {@code portcullis entry} (SPEC R20-R21): binds the namespace's sockets, hands them to the relay,
+ * announces readiness, then becomes the command. Nothing of it stays in the namespace.
+ */
 public final class Main {
 
     static final int USAGE = 2;
 
     /** The entry itself failed before the command could start, as env(1) and timeout(1) report it. */
     static final int ENTRY_FAILED = 125;
+
+    /** How long the relay has to answer the hand-over. */
+    static final int HANDOFF_TIMEOUT_MILLIS = 30_000;
 
     private static final String PREFIX = "portcullis entry: ";
 
@@ -39,10 +45,6 @@ public final class Main {
     }
 
     private static int serve(EntryOptions options) {
-        if (!Files.exists(options.relay())) {
-            System.err.println(PREFIX + "relay socket " + options.relay()
-                    + " does not exist yet; connections are closed until it does");
-        }
         OutputStream readySink;
         try {
             readySink = options.readyFd().isPresent()
@@ -53,18 +55,36 @@ public final class Main {
                     + " (expected: a descriptor open for writing): " + e.getMessage());
             return USAGE;
         }
-        Entry entry;
-        try {
-            entry = Entry.start(options, System.err);
+        Readiness readiness;
+        try (Listeners listeners = Listeners.bind(options.endpoints())) {
+            String answer =
+                    Sender.handOver(options.relay(), listeners.sockets(), listeners.fds(), HANDOFF_TIMEOUT_MILLIS);
+            if (!answer.equals(Handoff.ACCEPTED)) {
+                System.err.println(PREFIX + "the relay refused the hand-over: " + answer + "; started nothing");
+                return ENTRY_FAILED;
+            }
+            readiness = new Readiness(
+                    options.effectiveProxyPort(),
+                    options.forwards(),
+                    options.door(),
+                    listeners.addresses().stream().map(Listeners::text).toList());
         } catch (Listeners.BindFailure e) {
             System.err.println(PREFIX + e.getMessage() + "; started nothing");
             return ENTRY_FAILED;
-        }
-        if (!announce(readySink, entry.readiness())) {
-            entry.close();
+        } catch (IOException e) {
+            System.err.println(PREFIX + "cannot hand the sockets to the relay at " + options.relay() + ": "
+                    + e.getMessage() + "; started nothing");
             return ENTRY_FAILED;
         }
-        return options.command().isEmpty() ? runUntilStopped(entry) : runCommand(options, entry);
+        if (!announce(readySink, readiness)) {
+            return ENTRY_FAILED;
+        }
+        if (options.command().isEmpty()) {
+            return 0;
+        }
+        Exec.Failure failure = Exec.become(options.command(), options.effectiveProxyPort());
+        System.err.println(PREFIX + "cannot run " + failure.message());
+        return failure.status();
     }
 
     private static boolean announce(OutputStream sink, Readiness readiness) {
@@ -79,48 +99,6 @@ public final class Main {
         } catch (IOException e) {
             System.err.println(PREFIX + "cannot write the readiness line: " + e.getMessage());
             return false;
-        }
-    }
-
-    /** Without a command the entry serves until SIGTERM or SIGINT ends the JVM. */
-    private static int runUntilStopped(Entry entry) {
-        try {
-            entry.await();
-            return 0;
-        } catch (InterruptedException e) {
-            return ENTRY_FAILED;
-        }
-    }
-
-    private static int runCommand(EntryOptions options, Entry entry) {
-        Process child;
-        try {
-            child = Child.start(options.command(), options.effectiveProxyPort());
-        } catch (IOException e) {
-            System.err.println(PREFIX + "cannot run " + options.command().getFirst() + ": " + e.getMessage());
-            entry.close();
-            return Child.launchFailureStatus(e);
-        }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(child), "stop child"));
-        try {
-            return Child.await(child);
-        } catch (InterruptedException e) {
-            return ENTRY_FAILED;
-        }
-    }
-
-    /** A SIGTERM to the entry reaches the command too, with a grace period before SIGKILL. */
-    private static void stop(Process child) {
-        if (!child.isAlive()) {
-            return;
-        }
-        child.destroy();
-        try {
-            if (!child.waitFor(5, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            child.destroyForcibly();
         }
     }
 }

@@ -1,2 +1,2 @@
-/** The in-namespace entry: loopback listeners whose connections cross the spawn's unix socket. */
+/** The in-namespace entry: binds the namespace's sockets, hands them to the relay, becomes the command. */
 package io.portcullis.entry;

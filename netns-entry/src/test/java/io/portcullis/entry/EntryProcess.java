@@ -123,6 +123,7 @@ final class EntryProcess {
                     .toString();
             return List.of(
                     java,
+                    "--enable-native-access=ALL-UNNAMED",
                     "-XX:+UseSerialGC",
                     "-XX:TieredStopAtLevel=1",
                     "-Xshare:auto",

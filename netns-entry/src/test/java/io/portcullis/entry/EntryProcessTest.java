@@ -5,14 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.portcullis.entry.wire.Preamble;
+import io.portcullis.entry.handoff.Handoff.Kind;
+import io.portcullis.entry.handoff.Receiver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -34,13 +34,33 @@ class EntryProcessTest {
     Path dir;
 
     private TestRelay relay;
+    private int relays;
     private EntryProcess entry;
 
     @BeforeEach
     void relay() throws IOException {
         assumeTrue(EntryProcess.canMakeNamespaces(), "needs root and unshare(1) for a fresh network namespace");
-        relay = TestRelay.start(dir.resolve("relay.sock"), TestRelay.ECHO);
+        relay = relayFor(39080);
         entry = EntryProcess.in(dir).freshNamespace();
+    }
+
+    /** A relay that takes a proxy socket on {@code proxy}, forwards on {@code forwards} and nothing else. */
+    private TestRelay relayFor(int proxy, int... forwards) throws IOException {
+        if (relay != null) {
+            relay.close();
+        }
+        List<Receiver.Wanted> wanted = new ArrayList<>(wanted(Kind.PROXY, proxy));
+        for (int port : forwards) {
+            wanted.addAll(wanted(Kind.FORWARD, port));
+        }
+        relay = TestRelay.start(dir.resolve("relay-" + ++relays + ".sock"), wanted);
+        return relay;
+    }
+
+    private static List<Receiver.Wanted> wanted(Kind kind, int port) {
+        return List.of(
+                new Receiver.Wanted(kind, new InetSocketAddress(Listeners.IPV4_LOOPBACK, port), true),
+                new Receiver.Wanted(kind, new InetSocketAddress(Listeners.IPV6_LOOPBACK, port), false));
     }
 
     @AfterEach
@@ -61,6 +81,12 @@ class EntryProcessTest {
 
     @Test
     void announcesThePortsItHoldsOnStdoutAfterMovingTheProxyPastForwardsAndTheDoor() throws Exception {
+        List<Receiver.Wanted> wanted = new ArrayList<>(wanted(Kind.PROXY, 39082));
+        wanted.addAll(wanted(Kind.FORWARD, 39080));
+        wanted.addAll(wanted(Kind.FORWARD, 5000));
+        wanted.addAll(wanted(Kind.DOOR, 39081));
+        relay.close();
+        relay = TestRelay.start(dir.resolve("other-relay.sock"), wanted);
         EntryProcess.Result result = entry.run(
                 "--relay", socket(), "--forward", "39080", "--forward", "5000", "--door", "39081", "--", "true");
         assertEquals(0, result.status(), result.stderr());
@@ -93,6 +119,7 @@ class EntryProcessTest {
 
     @Test
     void givesTheCommandTheProxyVariables() throws Exception {
+        relayFor(39081, 39080);
         EntryProcess.Result result = entry.run("--relay", socket(), "--forward", "39080", "--", "env");
         assertEquals(0, result.status(), result.stderr());
         Set<String> proxyLines = new TreeSet<>(result.stdoutLines().stream()
@@ -142,44 +169,69 @@ class EntryProcessTest {
     void exitsLikeAShellWhenTheCommandCannotRun() throws Exception {
         Path notExecutable = Files.writeString(dir.resolve("script"), "#!/bin/sh\n");
         assertEquals(
-                Child.NOT_FOUND,
+                Exec.NOT_FOUND,
                 entry.run("--relay", socket(), "--", dir.resolve("missing").toString())
                         .status());
         assertEquals(
-                Child.CANNOT_EXECUTE,
+                Exec.CANNOT_EXECUTE,
                 entry.run("--relay", socket(), "--", notExecutable.toString()).status());
     }
 
     @Test
-    void carriesTheCommandsProxyTrafficToTheRelay() throws Exception {
-        relay.close();
-        relay = TestRelay.start(dir.resolve("relay.sock"), connection -> {
-            ByteBuffer head = ByteBuffer.allocate(8192);
-            while (connection.read(head) >= 0
-                    && !new String(head.array(), 0, head.position(), StandardCharsets.US_ASCII).contains("\r\n\r\n")) {
-                // the request head may arrive in pieces
-            }
-            String request = new String(head.array(), 0, head.position(), StandardCharsets.US_ASCII);
-            String body = request.lines().findFirst().orElse("") + "\n";
-            connection.write(ByteBuffer.wrap(
-                    ("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body)
-                            .getBytes(StandardCharsets.US_ASCII)));
-        });
-        EntryProcess.Result result = entry.run(
-                "--relay",
-                socket(),
-                "--forward",
-                "39080",
-                "--",
-                "curl",
-                "-sS",
-                "--max-time",
-                "10",
-                "http://origin.test/hello");
+    void handsOverEverySocketItBoundAndKeepsNoCopy() throws Exception {
+        relayFor(39081, 39080);
+        EntryProcess.Result result =
+                entry.run("--relay", socket(), "--forward", "39080", "--", "sh", "-c", "ls -l /proc/self/fd; echo $$");
+        assertEquals(0, result.status(), result.stderr());
+        Receiver.Accepted accepted = (Receiver.Accepted) relay.nextOutcome();
+        List<String> sockets = accepted.sockets().stream()
+                .map(held -> held.socket().toString())
+                .toList();
+        assertTrue(
+                sockets.containsAll(List.of("proxy 127.0.0.1:39081", "forward 127.0.0.1:39080")), sockets.toString());
+        assertTrue(result.stdout().lines().noneMatch(line -> line.contains("socket:")), result.stdout());
+    }
+
+    @Test
+    void theCommandIsTheEntrysOwnProcess() throws Exception {
+        Process process = entry.start("--relay", socket(), "--", "sh", "-c", "echo $$; exec cat");
+        entry.awaitReady();
+        process.getOutputStream().close();
+        EntryProcess.Result result = entry.finish(process);
+        assertEquals(0, result.status(), result.stderr());
+        assertEquals(String.valueOf(process.pid()), result.stdoutLines().getLast(), result.stdout());
+    }
+
+    @Test
+    void theCommandStartsWithAnEmptySignalMaskAndNoSignalIgnored() throws Exception {
+        EntryProcess.Result result = entry.before("trap '' INT HUP")
+                .run("--relay", socket(), "--", "grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status");
         assertEquals(0, result.status(), result.stderr());
         assertEquals(
-                "GET http://origin.test/hello HTTP/1.1", result.stdoutLines().getLast(), result.stdout());
-        assertEquals(new Preamble(Preamble.Kind.PROXY, 39081), relay.nextPreamble());
+                List.of("SigBlk:\t0000000000000000", "SigIgn:\t0000000000000000"),
+                result.stdoutLines().subList(1, 3));
+    }
+
+    @Test
+    void startsNothingWhenTheRelayRefusesTheHandOver() throws Exception {
+        relayFor(40000);
+        Path marker = dir.resolve("started");
+        EntryProcess.Result result = entry.run("--relay", socket(), "--", "touch", marker.toString());
+        assertEquals(Main.ENTRY_FAILED, result.status());
+        assertTrue(
+                result.stderr().contains("the relay refused the hand-over: refused bad-handoff: socket 0 (proxy"),
+                result.stderr());
+        assertTrue(result.stderr().contains("started nothing"), result.stderr());
+        assertFalse(Files.exists(marker), "the command ran");
+        assertTrue(relay.nextOutcome() instanceof Receiver.Refused);
+    }
+
+    @Test
+    void startsNothingWithoutARelay() throws Exception {
+        EntryProcess.Result result =
+                entry.run("--relay", dir.resolve("missing.sock").toString(), "--", "true");
+        assertEquals(Main.ENTRY_FAILED, result.status());
+        assertTrue(result.stderr().contains("cannot hand the sockets to the relay at"), result.stderr());
     }
 
     @Test
@@ -238,28 +290,9 @@ class EntryProcessTest {
     }
 
     @Test
-    void passesSigtermOnToTheCommand() throws Exception {
-        Process process = entry.start(
-                "--relay",
-                socket(),
-                "--",
-                "sh",
-                "-c",
-                "trap 'echo stopped; exit 0' TERM; while :; do sleep 0.05; done");
-        entry.awaitReady();
-        Thread.sleep(200);
-        process.destroy();
-        EntryProcess.Result result = entry.finish(process);
-        assertEquals(143, result.status(), result.stderr());
-        assertTrue(result.stdoutLines().contains("stopped"), result.stdout());
-    }
-
-    @Test
-    void servesUntilSigtermWithoutACommand() throws Exception {
-        Process process = entry.start("--relay", socket());
-        entry.awaitReady();
-        assertTrue(process.isAlive());
-        process.destroy();
-        assertEquals(143, entry.finish(process).status());
+    void exitsZeroOnceReadyWithoutACommand() throws Exception {
+        EntryProcess.Result result = entry.run("--relay", socket());
+        assertEquals(0, result.status(), result.stderr());
+        assertEquals(1, result.stdoutLines().size(), result.stdout());
     }
 }

@@ -7,18 +7,18 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Loopback ports the kernel just handed out, free on 127.0.0.1 at the time of asking. */
-final class FreePorts {
+/** Loopback ports the kernel just handed out (for tests of every module), free on 127.0.0.1 at the time of asking. */
+public final class FreePorts {
 
     private FreePorts() {}
 
-    static List<Integer> take(int count) {
+    public static List<Integer> take(int count) {
         List<ServerSocket> held = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
                 ServerSocket socket = new ServerSocket();
                 held.add(socket);
-                socket.bind(new InetSocketAddress(Listeners.IPV4_LOOPBACK, 0));
+                socket.bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
             }
             return held.stream().map(ServerSocket::getLocalPort).toList();
         } catch (IOException e) {

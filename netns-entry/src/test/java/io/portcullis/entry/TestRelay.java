@@ -1,123 +1,90 @@
 package io.portcullis.entry;
 
-import io.portcullis.entry.wire.Preamble;
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.entry.handoff.Posix;
+import io.portcullis.entry.handoff.Receiver;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** A real relay stand-in on a unix socket: records each connection's preamble, then serves it. */
+/**
+ * A real relay stand-in on a unix socket: takes each hand-over with the relay's own {@link
+ * Receiver}, records what it got and holds the sockets until closed.
+ */
 final class TestRelay implements AutoCloseable {
-
-    /** What the relay does with one connection after its preamble. */
-    @FunctionalInterface
-    interface Service {
-        void serve(SocketChannel connection) throws IOException;
-    }
-
-    static final Service ECHO = connection -> {
-        ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
-        while (connection.read(buffer) >= 0) {
-            buffer.flip();
-            while (buffer.hasRemaining()) {
-                connection.write(buffer);
-            }
-            buffer.clear();
-        }
-        connection.shutdownOutput();
-    };
-
     private final Path socket;
-    private final ServerSocketChannel server;
-    private final Service service;
-    private final BlockingQueue<Preamble> preambles = new LinkedBlockingQueue<>();
+    private final int server;
+    private final List<Receiver.Wanted> wanted;
+    private final BlockingQueue<Receiver.Outcome> outcomes = new LinkedBlockingQueue<>();
+    private final ConcurrentLinkedQueue<Integer> held = new ConcurrentLinkedQueue<>();
 
-    private final CountDownLatch accepting;
-
-    private TestRelay(Path socket, Service service, int backlog, boolean accepting) throws IOException {
+    private TestRelay(Path socket, List<Receiver.Wanted> wanted) throws IOException {
         this.socket = socket;
-        this.service = service;
-        this.accepting = new CountDownLatch(accepting ? 0 : 1);
-        this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(socket), backlog);
-        Thread.ofVirtual().start(this::acceptLoop);
+        this.wanted = List.copyOf(wanted);
+        this.server = Posix.listenUnix(socket.toString(), 8);
+        Thread.ofPlatform().daemon().start(this::acceptLoop);
     }
 
-    static TestRelay start(Path socket, Service service) throws IOException {
-        return new TestRelay(socket, service, 0, true);
-    }
-
-    /** A relay that listens with a tiny accept queue but accepts nothing until {@link #accept()}. */
-    static TestRelay stalled(Path socket, Service service) throws IOException {
-        return new TestRelay(socket, service, 1, false);
-    }
-
-    void accept() {
-        accepting.countDown();
+    /** A relay that takes the sockets in {@code wanted} and nothing else. */
+    static TestRelay start(Path socket, List<Receiver.Wanted> wanted) throws IOException {
+        return new TestRelay(socket, wanted);
     }
 
     Path socket() {
         return socket;
     }
 
-    /** The next preamble the relay read, waiting up to 5 s. */
-    Preamble nextPreamble() throws InterruptedException {
-        Preamble preamble = preambles.poll(5, TimeUnit.SECONDS);
-        if (preamble == null) {
-            throw new AssertionError("no preamble reached the relay within 5 s");
+    /** What the next hand-over came to, waiting up to 5 s. */
+    Receiver.Outcome nextOutcome() throws InterruptedException {
+        Receiver.Outcome outcome = outcomes.poll(5, TimeUnit.SECONDS);
+        if (outcome == null) {
+            throw new AssertionError("no hand-over reached the relay within 5 s");
         }
-        return preamble;
-    }
-
-    int preamblesSeen() {
-        return preambles.size();
+        return outcome;
     }
 
     @Override
     public void close() throws IOException {
-        server.close();
-        accepting.countDown();
+        Posix.shutdownQuietly(server);
+        Posix.closeQuietly(server);
+        held.forEach(Posix::closeQuietly);
         Files.deleteIfExists(socket);
     }
 
     private void acceptLoop() {
-        try {
-            accepting.await();
-        } catch (InterruptedException e) {
-            return;
-        }
-        while (server.isOpen()) {
+        while (true) {
+            int connection;
             try {
-                SocketChannel connection = server.accept();
-                Thread.ofVirtual().start(() -> handle(connection));
+                connection = Posix.accept(server);
             } catch (IOException e) {
                 return;
             }
+            Thread.ofVirtual().start(() -> handle(connection));
         }
     }
 
-    private void handle(SocketChannel connection) {
-        try (connection) {
-            ByteBuffer head = ByteBuffer.allocate(Preamble.LENGTH);
-            while (head.hasRemaining() && connection.read(head) >= 0) {
-                // a preamble may arrive in pieces
-            }
-            Preamble preamble = head.hasRemaining() ? null : Preamble.decode(head.flip());
-            if (preamble == null) {
-                throw new AssertionError("the entry sent a bad preamble");
-            }
-            preambles.add(preamble);
-            service.serve(connection);
+    private void handle(int connection) {
+        try {
+            Receiver.Outcome outcome = Receiver.receive(connection, Posix.peerPid(connection), wanted, 5000);
+            String answer = switch (outcome) {
+                case Receiver.Accepted accepted -> {
+                    accepted.sockets().forEach(socket -> held.add(socket.fd()));
+                    yield Handoff.ACCEPTED;
+                }
+                case Receiver.Refused refused -> Handoff.REFUSED + refused.reason();
+            };
+            outcomes.add(outcome);
+            Posix.sendAll(connection, (answer + "\n").getBytes(StandardCharsets.UTF_8), 0);
         } catch (IOException e) {
-            // the client went away; the test asserts on what it saw
+            // the entry went away; the test asserts on what it saw
+        } finally {
+            Posix.closeQuietly(connection);
         }
     }
 }

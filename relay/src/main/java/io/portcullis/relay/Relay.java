@@ -4,28 +4,29 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.portcullis.entry.handoff.Posix;
+import io.portcullis.entry.handoff.Receiver;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.door.DoorToken;
+import io.portcullis.relay.handoff.SpawnPorts;
+import io.portcullis.relay.handoff.SpawnSocket;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.observe.JsonLineSink;
 import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.tunnel.Transport;
-import io.portcullis.relay.wire.SpawnPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -33,6 +34,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -68,6 +71,8 @@ public final class Relay implements AutoCloseable {
     private final Set<String> ids = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final SecureRandom random = new SecureRandom();
+    private final ExecutorService handoffs = Executors.newCachedThreadPool(
+            Thread.ofPlatform().name("handoff-", 1).daemon(true).factory());
 
     private Relay(
             Builder builder,
@@ -83,9 +88,7 @@ public final class Relay implements AutoCloseable {
         this.owned = owned;
         this.shared = new SpawnInitializer.Shared(
                 new AtomicReference<>(first),
-                transport,
                 new Budgets(),
-                builder.wall,
                 metrics.counting(decisions),
                 builder.clock,
                 new AtomicLong(),
@@ -144,68 +147,80 @@ public final class Relay implements AutoCloseable {
     }
 
     private SpawnHandle bind(SpawnPolicy policy, SpawnPorts ports, Optional<DoorToken> token) throws IOException {
-        Path directory = Files.createTempDirectory(
-                parent,
-                "spawn-" + safe(policy.id()) + "-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Path socket = directory.resolve("relay.sock");
         ChannelGroup connections = new DefaultChannelGroup("spawn-" + policy.id(), loops.next());
-        try {
-            Channel server = new ServerBootstrap()
-                    .group(loops)
-                    .channelFactory(transport.domainServer())
-                    .childHandler(new SpawnInitializer(shared, policy, ports, connections, token))
-                    .bind(transport.domainAddress(socket))
-                    .sync()
-                    .channel();
-            Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
-            if (policy.peerUid().isPresent()) {
-                handOver(directory, socket, policy.peerUid().getAsInt());
-            }
-            return new SpawnHandle(policy, ports, directory, socket, server, connections, token, handle -> {
-                spawns.remove(handle.id(), handle);
-                ids.remove(handle.id());
-            });
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            removeQuietly(socket, directory);
-            throw new IOException("spawn " + policy.id() + ": interrupted while binding " + socket, e);
-        } catch (IOException | RuntimeException e) {
-            removeQuietly(socket, directory);
-            throw e;
-        }
+        SpawnInitializer.Spawn spawn = new SpawnInitializer.Spawn(policy, connections, new Budgets(), token);
+        AtomicReference<SpawnHandle> handle = new AtomicReference<>();
+        SpawnSocket.Context context = new SpawnSocket.Context(
+                policy.id(),
+                policy.peerUid(),
+                ports.wanted(),
+                Math.toIntExact(shared.current().get().headerTimeoutMillis()),
+                transport,
+                loops,
+                handoffs,
+                shared.decisions(),
+                shared.clock(),
+                shared.ids()::incrementAndGet);
+        SpawnSocket socket = SpawnSocket.open(parent, context, accepted -> adopt(handle.get(), spawn, accepted));
+        handle.set(new SpawnHandle(policy, ports, socket, connections, token, closed -> {
+            spawns.remove(closed.id(), closed);
+            ids.remove(closed.id());
+        }));
+        return handle.get();
     }
 
     /**
-     * Gives the directory and the socket to the spawn's uid, so that its entry can connect while
-     * every other uid but root still cannot (the modes stay 0700 and 0600).
+     * Accepts on the checked sockets of a hand-over, each with its kind's pipeline. Runs off the
+     * event loops (it waits for the registrations); every descriptor ends a channel's or closed.
      */
-    private static void handOver(Path directory, Path socket, int uid) throws IOException {
-        if (((Integer) Files.getAttribute(directory, "unix:uid")) != uid) {
-            Files.setAttribute(socket, "unix:uid", uid);
-            Files.setAttribute(directory, "unix:uid", uid);
+    private Optional<String> adopt(SpawnHandle handle, SpawnInitializer.Spawn spawn, Receiver.Accepted accepted) {
+        List<Channel> servers = new ArrayList<>();
+        List<Receiver.Held> sockets = accepted.sockets();
+        try {
+            for (Receiver.Held held : sockets) {
+                ServerChannel server = transport.listener().adopt(held.fd());
+                servers.add(server);
+                new ServerBootstrap()
+                        .group(loops)
+                        .channelFactory(() -> server)
+                        .childHandler(new SpawnInitializer(
+                                shared,
+                                spawn,
+                                held.socket().kind(),
+                                held.socket().port()))
+                        .register()
+                        .sync();
+            }
+            if (handle.listening(servers, accepted.namespace())) {
+                return Optional.empty();
+            }
+            servers.forEach(Channel::close);
+            return Optional.of("the spawn was closed during the hand-over");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return failed(servers, sockets, e);
+        } catch (RuntimeException e) {
+            return failed(servers, sockets, e);
         }
+    }
+
+    /** Closes the channels made so far and the descriptors that no channel took. */
+    private static Optional<String> failed(List<Channel> servers, List<Receiver.Held> sockets, Exception e) {
+        servers.forEach(Channel::close);
+        sockets.stream().skip(servers.size()).forEach(held -> Posix.closeQuietly(held.fd()));
+        log.warn("could not accept on the handed-over sockets", e);
+        return Optional.of("the relay could not accept on the sockets: " + e);
+    }
+
+    /** Whether a spawn's handed-over sockets belong to the network namespace {@code inode}. */
+    public boolean servesNamespace(long inode) {
+        return spawns.values().stream().anyMatch(spawn -> spawn.namespace().orElse(-1) == inode);
     }
 
     private static Set<Integer> forwardPorts(SpawnPolicy policy) {
         Set<Integer> ports = new TreeSet<>();
         policy.forwards().forEach(entry -> ports.add(entry.target().port()));
         return ports;
-    }
-
-    /** The spawn's id as a file-name part: letters, digits, dot, dash and underscore, at most 40. */
-    private static String safe(String id) {
-        String clean = id.replaceAll("[^A-Za-z0-9._-]", "_").toLowerCase(Locale.ROOT);
-        return clean.length() > 40 ? clean.substring(0, 40) : clean;
-    }
-
-    private static void removeQuietly(Path socket, Path directory) {
-        try {
-            Files.deleteIfExists(socket);
-            Files.deleteIfExists(directory);
-        } catch (IOException e) {
-            log.warn("could not remove {}: {}", directory, e.toString());
-        }
     }
 
     /** The open spawns. */
@@ -301,6 +316,7 @@ public final class Relay implements AutoCloseable {
                 failures.add(e);
             }
         }
+        handoffs.shutdownNow();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         retirement.closeAll(failures);
         List<AutoCloseable> resources = new ArrayList<>(shared.current().get().owned());

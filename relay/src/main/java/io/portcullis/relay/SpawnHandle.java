@@ -3,50 +3,49 @@ package io.portcullis.relay;
 import io.netty.channel.Channel;
 import io.netty.channel.group.ChannelGroup;
 import io.portcullis.relay.door.DoorToken;
+import io.portcullis.relay.handoff.SpawnPorts;
+import io.portcullis.relay.handoff.SpawnSocket;
 import io.portcullis.relay.policy.SpawnPolicy;
-import io.portcullis.relay.wire.SpawnPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * One open spawn: its unix socket in a directory of its own, and the ports its entry serves.
- * {@link #close()} stops accepting, closes the spawn's connections and removes the socket, the
- * directory and the door token's file; it is safe to call more than once, from any thread but an event loop's (it waits
- * for the channels to close).
+ * One open spawn: its unix socket, until the entry hands the namespace's sockets over on it, then
+ * those sockets, which the relay accepts on. {@link #close()} closes the spawn socket if it is
+ * still there, the handed-over sockets (new connections in the namespace are then refused) and
+ * every connection, and removes the door token's file; it is safe to call more than once, from
+ * any thread but an event loop's (it waits for the channels to close).
  */
 public final class SpawnHandle implements AutoCloseable {
     private final SpawnPolicy policy;
     private final SpawnPorts ports;
-    private final Path directory;
-    private final Path socket;
-    private final Channel server;
+    private final SpawnSocket socket;
     private final ChannelGroup connections;
     private final Optional<DoorToken> token;
     private final Consumer<SpawnHandle> onClose;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<Channel> listeners = new ArrayList<>();
+    private boolean closed;
+    private long namespace;
 
     SpawnHandle(
             SpawnPolicy policy,
             SpawnPorts ports,
-            Path directory,
-            Path socket,
-            Channel server,
+            SpawnSocket socket,
             ChannelGroup connections,
             Optional<DoorToken> token,
             Consumer<SpawnHandle> onClose) {
         this.policy = Objects.requireNonNull(policy, "policy");
         this.ports = Objects.requireNonNull(ports, "ports");
-        this.directory = Objects.requireNonNull(directory, "directory");
         this.socket = Objects.requireNonNull(socket, "socket");
-        this.server = Objects.requireNonNull(server, "server");
         this.connections = Objects.requireNonNull(connections, "connections");
         this.token = Objects.requireNonNull(token, "token");
         this.onClose = Objects.requireNonNull(onClose, "onClose");
@@ -62,14 +61,14 @@ public final class SpawnHandle implements AutoCloseable {
         return policy;
     }
 
-    /** The unix socket the spawn's entry connects to (mode 0600). */
+    /** The unix socket the spawn's entry hands its sockets over on (mode 0600); removed once used. */
     public Path socket() {
-        return socket;
+        return socket.path();
     }
 
-    /** The directory that holds the socket (mode 0700); removed on close. */
+    /** The directory that holds the socket (mode 0700, or 0711 for another peer uid); removed with it. */
     public Path directory() {
-        return directory;
+        return socket.directory();
     }
 
     /** The proxy port inside the namespace, moved up past the forwards and the door. */
@@ -92,33 +91,60 @@ public final class SpawnHandle implements AutoCloseable {
         return token.map(DoorToken::file);
     }
 
-    /** The number of connections on the spawn's socket now. */
+    /**
+     * Completes once the entry's hand-over was accepted and the relay accepts on its sockets;
+     * completes exceptionally when it was refused or the spawn closed first.
+     */
+    public CompletableFuture<Void> handedOver() {
+        return socket.handedOver().thenApply(accepted -> null);
+    }
+
+    /** The network namespace (its inode) whose sockets this spawn serves, once handed over. */
+    public synchronized OptionalLong namespace() {
+        return listeners.isEmpty() ? OptionalLong.empty() : OptionalLong.of(namespace);
+    }
+
+    /** The number of open connections on the spawn's sockets now. */
     public int openConnections() {
         return connections.size();
     }
 
     /** Whether {@link #close()} ran. */
-    public boolean isClosed() {
-        return closed.get();
+    public synchronized boolean isClosed() {
+        return closed;
+    }
+
+    /** Takes the handed-over sockets' channels; false (and the caller closes them) once closed. */
+    synchronized boolean listening(List<Channel> servers, long inode) {
+        if (closed) {
+            return false;
+        }
+        listeners.addAll(servers);
+        namespace = inode;
+        return true;
     }
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        List<Channel> servers;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            servers = List.copyOf(listeners);
         }
         try {
-            server.close().syncUninterruptibly();
+            socket.close();
+            servers.forEach(server -> server.close().syncUninterruptibly());
             connections.close().awaitUninterruptibly();
         } finally {
             try {
-                Files.deleteIfExists(socket);
-                Files.deleteIfExists(directory);
                 if (token.isPresent()) {
                     token.get().remove();
                 }
             } catch (IOException e) {
-                throw new UncheckedIOException("spawn " + id() + ": could not remove " + directory, e);
+                throw new UncheckedIOException("spawn " + id() + ": could not remove its door token", e);
             } finally {
                 onClose.accept(this);
             }

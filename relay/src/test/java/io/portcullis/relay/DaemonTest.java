@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.portcullis.entry.wire.Preamble.Kind;
+import io.portcullis.entry.FreePorts;
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.config.HostConfigJson;
@@ -18,15 +18,17 @@ import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -66,7 +68,8 @@ class DaemonTest {
 
     /** A daemon over {@code hostJson} (re-read from its file on reload); {@code judge} null for the real decider. */
     private void start(String hostJson, Judge judge) throws Exception {
-        origin = closing(LoopbackOrigin.echo());
+        // On 127.0.0.1: the spawns' sockets are in the remote entry's namespace, so nothing here takes its port.
+        origin = closing(LoopbackOrigin.echo(InetAddress.getLoopbackAddress()));
         spawns = Files.createDirectory(dir.resolve("spawns"));
         control = dir.resolve("control.sock");
         Path hostFile = dir.resolve("host.json");
@@ -82,23 +85,63 @@ class DaemonTest {
     }
 
     private void start() throws Exception {
-        start("{}", DaemonTest::forwardsOnly);
+        start("{}", this::forwardsOnly);
     }
 
-    /** Forwards to 127.0.0.1 are allowed, anything else is not listed. */
-    private static CompletableFuture<Verdict> forwardsOnly(SpawnPolicy spawn, Request request) {
+    /** Forwards are allowed and dialed to the origin, anything else is not listed. */
+    private CompletableFuture<Verdict> forwardsOnly(SpawnPolicy spawn, Request request) {
         return CompletableFuture.completedFuture(
                 request.kind() == Request.Kind.FORWARD
                         ? new Verdict.Allow(
-                                List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), request.forwardPort())),
-                                List.of(InetAddress.getLoopbackAddress()),
-                                "test")
+                                List.of(origin.address()), List.of(InetAddress.getLoopbackAddress()), "test")
                         : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
     }
 
+    /** The ports of one spawn's sockets: a proxy port of its own, and a forward to the origin's port. */
+    private record Ports(int proxy, int forward) {}
+
+    private final Map<String, Ports> ports = new ConcurrentHashMap<>();
+    private final Set<String> handedOver = ConcurrentHashMap.newKeySet();
+
+    private RemoteEntry entry;
+
     private String policy(String id) {
-        return "{\"id\": \"" + id + "\", \"hosts\": [{\"target\": \"127.0.0.1:" + origin.port()
-                + "\", \"scheme\": \"tcp\"}]}";
+        Ports taken = ports.computeIfAbsent(id, any -> {
+            // The first spawn forwards the origin's own port, for the real decider; later ones a free
+            // port each, which the test's judge sends to the origin, since all share one namespace.
+            List<Integer> free = FreePorts.take(2);
+            return new Ports(free.get(0), ports.isEmpty() ? origin.port() : free.get(1));
+        });
+        return "{\"id\": \"" + id + "\", \"proxyPort\": " + taken.proxy() + ", \"hosts\": [{\"target\": \"127.0.0.1:"
+                + taken.forward() + "\", \"scheme\": \"tcp\"}]}";
+    }
+
+    private Ports ports(JsonNode spawn) {
+        return ports.get(spawn.get("id").asText());
+    }
+
+    /** The entry's hand-over of {@code spawn}'s sockets, once. */
+    private void handOver(JsonNode spawn) throws IOException {
+        if (handedOver.add(spawn.get("id").asText())) {
+            Ports taken = ports(spawn);
+            if (entry == null) {
+                entry = closing(RemoteEntry.start());
+            }
+            entry.handOver(Path.of(spawn.get("socket").asText()), taken.proxy(), List.of(taken.forward()));
+        }
+    }
+
+    private SpawnClient proxy(JsonNode spawn, String first) throws IOException {
+        handOver(spawn);
+        SpawnClient client = entry.connect(ports(spawn).proxy());
+        client.write(first);
+        return client;
+    }
+
+    /** A connection to {@code spawn}'s forward, as a program in the namespace makes it. */
+    private SpawnClient forward(JsonNode spawn) throws IOException {
+        handOver(spawn);
+        return entry.connect(ports(spawn).forward());
     }
 
     private JsonNode open(String id) throws IOException {
@@ -108,7 +151,7 @@ class DaemonTest {
     }
 
     private SpawnClient tunnel(JsonNode spawn) throws IOException {
-        return closing(SpawnClient.open(Path.of(spawn.get("socket").asText()), Kind.FORWARD, origin.port()));
+        return closing(forward(spawn));
     }
 
     private static void assertEchoes(SpawnClient client, String text) throws IOException {
@@ -127,7 +170,7 @@ class DaemonTest {
         JsonNode spawn = open("studio");
 
         assertEquals("studio", spawn.get("id").asText());
-        assertEquals(39080, spawn.get("proxyPort").asInt());
+        assertEquals(ports(spawn).proxy(), spawn.get("proxyPort").asInt());
         assertEquals(origin.port(), spawn.get("forwards").get(0).asInt());
         assertTrue(spawn.get("door").isNull());
         assertTrue(spawn.get("tokenFile").isNull());
@@ -265,8 +308,7 @@ class DaemonTest {
 
     private void openAndClose(String id) throws IOException {
         JsonNode spawn = open(id);
-        try (SpawnClient client =
-                SpawnClient.open(Path.of(spawn.get("socket").asText()), Kind.FORWARD, origin.port())) {
+        try (SpawnClient client = forward(spawn)) {
             assertEchoes(client, id);
         }
         assertEquals(204, ControlClient.call(control, "DELETE", "/spawns/" + id).status());
@@ -284,13 +326,12 @@ class DaemonTest {
         JsonNode spawn = open("studio");
         Path socket = Path.of(spawn.get("socket").asText());
         for (int i = 0; i < 5; i++) {
-            try (SpawnClient client = SpawnClient.open(socket, Kind.FORWARD, origin.port())) {
+            try (SpawnClient client = forward(spawn)) {
                 assertEchoes(client, "0123456789");
             }
         }
         for (int i = 0; i < 2; i++) {
-            try (SpawnClient client =
-                    SpawnClient.open(socket, Kind.PROXY, 39080, "CONNECT elsewhere.example:443 HTTP/1.1\r\n\r\n")) {
+            try (SpawnClient client = proxy(spawn, "CONNECT elsewhere.example:443 HTTP/1.1\r\n\r\n")) {
                 assertTrue(client.readHead().startsWith("HTTP/1.1 403"));
             }
         }
@@ -343,7 +384,7 @@ class DaemonTest {
                 assertEquals(200, reload.status(), reload.body());
                 generation = reload.json().get("generation").asLong();
             }
-            try (SpawnClient client = SpawnClient.open(socket, Kind.FORWARD, origin.port())) {
+            try (SpawnClient client = forward(spawn)) {
                 client.write("x");
                 client.shutdownOutput();
                 client.readToEnd();
@@ -390,13 +431,13 @@ class DaemonTest {
 
     @Test
     void aSpawnAtItsLimitDoesNotStarveAnother() throws Exception {
-        start("{\"limits\": {\"spawnConnections\": 4, \"relayConnections\": 8}}", DaemonTest::forwardsOnly);
+        start("{\"limits\": {\"spawnConnections\": 4, \"relayConnections\": 8}}", this::forwardsOnly);
         JsonNode busy = open("busy");
         JsonNode quiet = open("quiet");
         for (int i = 0; i < 4; i++) {
             assertEchoes(tunnel(busy), "busy " + i);
         }
-        try (SpawnClient over = SpawnClient.open(Path.of(busy.get("socket").asText()), Kind.FORWARD, origin.port())) {
+        try (SpawnClient over = forward(busy)) {
             assertEquals(0, over.readToEnd().length, "the busy spawn's fifth connection is closed");
         }
 
@@ -419,7 +460,7 @@ class DaemonTest {
 
     @Test
     void reloadingFromTheApiChangesTheLimitsOfNewConnections() throws Exception {
-        start("{}", DaemonTest::forwardsOnly);
+        start("{}", this::forwardsOnly);
         JsonNode spawn = open("studio");
         SpawnClient first = tunnel(spawn);
         assertEchoes(first, "one");
@@ -427,8 +468,7 @@ class DaemonTest {
 
         assertEquals(200, ControlClient.call(control, "POST", "/reload").status());
 
-        try (SpawnClient second =
-                SpawnClient.open(Path.of(spawn.get("socket").asText()), Kind.FORWARD, origin.port())) {
+        try (SpawnClient second = forward(spawn)) {
             assertEquals(0, second.readToEnd().length);
         }
         assertEchoes(first, "still");

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.portcullis.entry.wire.Preamble.Kind;
 import io.portcullis.owner.OwnerConfig;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
@@ -51,7 +50,7 @@ class DoorTest {
 
     @BeforeEach
     void start() throws Exception {
-        gateway = RecordingOrigin.ok("state");
+        gateway = RecordingOrigin.gateway("state");
         OwnerConfig d = OwnerConfig.DEFAULTS;
         OwnerConfig owner = new OwnerConfig(
                 d.gatewayUid(),
@@ -73,10 +72,14 @@ class DoorTest {
         token = Files.readString(spawn.tokenFile().orElseThrow());
     }
 
+    /** The first spawn gets the door port {@code DOOR}; later ones the next ports, all in this test's namespace. */
     private SpawnHandle open(String id, String network) throws Exception {
-        return relay.open(SpawnPolicyJson.parse(
-                "spawn.json", """
-                {"id": "%s", "network": "%s", "door": {"port": %d, "routes": %s, "tokenFile": "%s"}}""".formatted(id, network, DOOR, ROUTES, parent.resolve(id + "-token"))));
+        int offset = relay.spawns().size();
+        SpawnHandle opened = relay.open(SpawnPolicyJson.parse("spawn.json", """
+                {"id": "%s", "network": "%s", "proxyPort": %d, "door": {"port": %d, "routes": %s, "tokenFile": "%s"}}""".formatted(
+                        id, network, 39080 + offset, DOOR + offset, ROUTES, parent.resolve(id + "-token"))));
+        TestEntry.handOver(opened);
+        return opened;
     }
 
     @AfterEach
@@ -89,7 +92,7 @@ class DoorTest {
     }
 
     private String send(SpawnHandle to, String request) throws Exception {
-        SpawnClient client = SpawnClient.open(to.socket(), Kind.DOOR, DOOR, request);
+        SpawnClient client = SpawnClient.open(to.door().orElseThrow(), request);
         resources.add(client);
         return new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
     }

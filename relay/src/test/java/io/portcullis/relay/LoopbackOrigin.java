@@ -7,7 +7,11 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
-/** A TCP server on 127.0.0.1 that serves each connection with {@code serve} on a virtual thread. */
+/**
+ * A TCP server on 127.0.0.2 that serves each connection with {@code serve} on a virtual thread. Not
+ * on 127.0.0.1: the tests bind the spawn's own sockets there, in the same namespace, so a forward
+ * to the origin's port must find that port free on 127.0.0.1.
+ */
 final class LoopbackOrigin implements AutoCloseable {
     /** What the origin does with one accepted connection. */
     @FunctionalInterface
@@ -15,11 +19,18 @@ final class LoopbackOrigin implements AutoCloseable {
         void serve(Socket socket) throws IOException;
     }
 
+    static final InetAddress HOST = host();
+
     private final ServerSocket server;
     private final ConcurrentLinkedQueue<Socket> accepted = new ConcurrentLinkedQueue<>();
 
     LoopbackOrigin(Serve serve) throws IOException {
-        server = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
+        this(serve, HOST);
+    }
+
+    /** On {@code host}: 127.0.0.1 for a server that no spawn socket of the test shares a port with. */
+    LoopbackOrigin(Serve serve, InetAddress host) throws IOException {
+        server = new ServerSocket(0, 64, host);
         Thread.ofVirtual().start(() -> {
             while (!server.isClosed()) {
                 try {
@@ -41,14 +52,25 @@ final class LoopbackOrigin implements AutoCloseable {
 
     /** Echoes every byte until the client's end of input, then ends its own output. */
     static LoopbackOrigin echo() throws IOException {
-        return new LoopbackOrigin(socket -> {
-            socket.getInputStream().transferTo(socket.getOutputStream());
-            socket.shutdownOutput();
-        });
+        return echo(HOST);
+    }
+
+    static LoopbackOrigin echo(InetAddress host) throws IOException {
+        return new LoopbackOrigin(
+                socket -> {
+                    socket.getInputStream().transferTo(socket.getOutputStream());
+                    socket.shutdownOutput();
+                },
+                host);
     }
 
     InetSocketAddress address() {
-        return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+        return new InetSocketAddress(server.getInetAddress(), server.getLocalPort());
+    }
+
+    /** {@code 127.0.0.2:port}, as a target. */
+    String hostPort() {
+        return "127.0.0.2:" + port();
     }
 
     int port() {
@@ -64,6 +86,14 @@ final class LoopbackOrigin implements AutoCloseable {
         server.close();
         for (Socket socket : accepted) {
             socket.close();
+        }
+    }
+
+    private static InetAddress host() {
+        try {
+            return InetAddress.getByAddress(new byte[] {127, 0, 0, 2});
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError("a 4-byte literal is always an address", e);
         }
     }
 }

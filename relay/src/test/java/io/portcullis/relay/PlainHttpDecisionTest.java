@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.portcullis.entry.wire.Preamble.Kind;
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerCode;
@@ -89,14 +88,13 @@ class PlainHttpDecisionTest {
                 .start();
         SpawnHandle spawn =
                 relay.open(SpawnPolicyJson.parse("spawn.json", """
-                {"id": "studio", "hosts": [{"target": "127.0.0.1:%d", "scheme": "%s", "source": "%s"}]}""".formatted(origin.port(), scheme, source)));
+                {"id": "studio", "hosts": [{"target": "127.0.0.2:%d", "scheme": "%s", "source": "%s"}]}""".formatted(origin.port(), scheme, source)));
+        TestEntry.handOver(spawn);
 
         String answer;
         try (SpawnClient client = SpawnClient.open(
-                spawn.socket(),
-                Kind.PROXY,
                 spawn.proxyPort(),
-                "GET http://127.0.0.1:%d/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n"
+                "GET http://127.0.0.2:%d/x HTTP/1.1\r\nHost: 127.0.0.2:%d\r\n\r\n"
                         .formatted(origin.port(), origin.port()))) {
             answer = new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
         }

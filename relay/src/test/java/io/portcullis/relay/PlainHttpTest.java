@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.portcullis.entry.wire.Preamble.Kind;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
@@ -77,6 +76,7 @@ class PlainHttpTest {
                 .start();
         spawn = relay.open(SpawnPolicyJson.parse("spawn.json", """
                 {"id": "studio", "proxyPort": %d, "hosts": [{"target": "127.0.0.1:%d", "scheme": "http"}]}""".formatted(PROXY, origin.port())));
+        TestEntry.handOver(spawn);
     }
 
     private <T extends AutoCloseable> T closing(T resource) {
@@ -86,11 +86,8 @@ class PlainHttpTest {
 
     /** Sends {@code request} (with {@code ORIGIN} standing for the origin's host:port) and reads all of the answer. */
     private String exchange(String request) throws Exception {
-        SpawnClient client = closing(SpawnClient.open(
-                spawn.socket(),
-                Kind.PROXY,
-                spawn.proxyPort(),
-                request.replace("ORIGIN", "127.0.0.1:" + origin.port())));
+        SpawnClient client =
+                closing(SpawnClient.open(spawn.proxyPort(), request.replace("ORIGIN", "127.0.0.1:" + origin.port())));
         return new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
     }
 

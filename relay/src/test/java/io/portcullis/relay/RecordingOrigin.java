@@ -3,6 +3,7 @@ package io.portcullis.relay;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -19,23 +20,33 @@ final class RecordingOrigin implements AutoCloseable {
     private final ConcurrentLinkedQueue<String> received = new ConcurrentLinkedQueue<>();
     private final LoopbackOrigin server;
 
-    private RecordingOrigin(byte[] answer) throws IOException {
-        server = new LoopbackOrigin(socket -> {
-            socket.setSoTimeout(1000);
-            String request = readRequest(socket.getInputStream());
-            received.add(request);
-            if (answer.length > 0) {
-                socket.getOutputStream().write(answer);
-                socket.getOutputStream().flush();
-            } else {
-                sleepQuietly();
-            }
-        });
+    private RecordingOrigin(byte[] answer, InetAddress host) throws IOException {
+        server = new LoopbackOrigin(
+                socket -> {
+                    socket.setSoTimeout(1000);
+                    String request = readRequest(socket.getInputStream());
+                    received.add(request);
+                    if (answer.length > 0) {
+                        socket.getOutputStream().write(answer);
+                        socket.getOutputStream().flush();
+                    } else {
+                        sleepQuietly();
+                    }
+                },
+                host);
     }
 
     /** Answers {@code answer} (raw bytes, ISO-8859-1) to each request; an empty answer never answers. */
     static RecordingOrigin answering(String answer) throws IOException {
-        return new RecordingOrigin(answer.getBytes(StandardCharsets.ISO_8859_1));
+        return new RecordingOrigin(answer.getBytes(StandardCharsets.ISO_8859_1), LoopbackOrigin.HOST);
+    }
+
+    /** A gateway on 127.0.0.1, where a door dials it, answering {@code body}. */
+    static RecordingOrigin gateway(String body) throws IOException {
+        return new RecordingOrigin(
+                ("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\nX-Origin: yes\r\n\r\n" + body)
+                        .getBytes(StandardCharsets.ISO_8859_1),
+                InetAddress.getLoopbackAddress());
     }
 
     static RecordingOrigin ok(String body) throws IOException {

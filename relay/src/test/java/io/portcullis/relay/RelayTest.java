@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.portcullis.entry.wire.Preamble;
-import io.portcullis.entry.wire.Preamble.Kind;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.SpawnPolicyJson;
@@ -36,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -111,12 +110,23 @@ class RelayTest {
         return decision;
     }
 
+    private final Set<SpawnHandle> handedOver = ConcurrentHashMap.newKeySet();
+
+    /** A connection to {@code port} of {@code spawn}, whose sockets the test hands over first, once. */
+    private SpawnClient client(SpawnHandle spawn, int port, String first) throws IOException {
+        if (handedOver.add(spawn)) {
+            TestEntry.handOver(spawn);
+        }
+        return SpawnClient.open(port, first);
+    }
+
+    private SpawnClient client(SpawnHandle spawn, int port) throws IOException {
+        return client(spawn, port, "");
+    }
+
     private SpawnClient tunnel(SpawnHandle spawn, String target) throws IOException {
-        return closing(SpawnClient.open(
-                spawn.socket(),
-                Kind.PROXY,
-                spawn.proxyPort(),
-                "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n"));
+        return closing(
+                client(spawn, spawn.proxyPort(), "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n"));
     }
 
     @Test
@@ -132,13 +142,14 @@ class RelayTest {
 
         assertFalse(Files.exists(spawn.directory()));
         assertTrue(relay.spawns().isEmpty());
-        assertThrows(IOException.class, () -> SpawnClient.open(spawn.socket(), Kind.PROXY, PROXY));
+        assertThrows(IOException.class, () -> SpawnClient.open(PROXY));
     }
 
     @Test
     void closingTheRelayRemovesEverySpawnDirectory() throws Exception {
         SpawnHandle first = open();
-        SpawnHandle second = relay.open(SpawnPolicyJson.parse("other.json", "{\"id\": \"other\", \"hosts\": []}"));
+        SpawnHandle second = relay.open(
+                SpawnPolicyJson.parse("other.json", "{\"id\": \"other\", \"hosts\": [], \"proxyPort\": 39180}"));
 
         relay.close();
 
@@ -175,12 +186,14 @@ class RelayTest {
         assertEquals("origin.test:443", decision.target());
         assertEquals("allow", decision.verdict());
         assertNull(decision.code());
-        assertEquals("127.0.0.1:" + origin.port(), decision.dialed());
+        assertEquals(origin.hostPort(), decision.dialed());
         assertEquals(List.of("127.0.0.1"), decision.resolved());
         assertEquals(4, decision.bytesUp());
         assertEquals(4, decision.bytesDown());
         assertEquals("studio", decision.spawn());
-        assertTrue(wall.contains(ProcessHandle.current().pid()), "the peer pid is a wall process");
+        assertFalse(
+                wall.contains(ProcessHandle.current().pid()),
+                "the entry, which becomes the add-on, is no wall process");
     }
 
     @Test
@@ -189,7 +202,7 @@ class RelayTest {
         SpawnHandle spawn = open();
         allow("origin.test:443", origin.address());
 
-        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.PROXY, spawn.proxyPort()));
+        SpawnClient client = closing(client(spawn, spawn.proxyPort()));
         client.write("CONNECT origin.test:443 HTTP/1.1\r\n\r\nearly");
 
         assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
@@ -207,7 +220,7 @@ class RelayTest {
 
         assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
         client.close();
-        assertEquals("127.0.0.1:" + origin.port(), nextDecision().dialed());
+        assertEquals(origin.hostPort(), nextDecision().dialed());
     }
 
     @Test
@@ -316,8 +329,7 @@ class RelayTest {
         SpawnHandle spawn = open();
         allow("origin.test:443", origin.address());
 
-        SpawnClient client = closing(SpawnClient.open(
-                spawn.socket(), Kind.PROXY, spawn.proxyPort(), "CONNECT origin.test:443 HTTP/1.1\r\n\r\nget\n"));
+        SpawnClient client = closing(client(spawn, spawn.proxyPort(), "CONNECT origin.test:443 HTTP/1.1\r\n\r\nget\n"));
         client.shutdownOutput();
 
         assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
@@ -370,11 +382,11 @@ class RelayTest {
     }
 
     @Test
-    void aConnectionCountsAgainstTheBudgetBeforeItsPreamble() throws Exception {
+    void aConnectionCountsAgainstTheBudgetBeforeItsRequestHead() throws Exception {
         limits = new HostConfig.Limits(
                 8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 1, 100, 1 << 20);
         SpawnHandle spawn = open();
-        SpawnClient silent = closing(SpawnClient.connect(spawn.socket()));
+        SpawnClient silent = closing(client(spawn, spawn.proxyPort()));
         for (long deadline = System.nanoTime() + 5_000_000_000L; spawn.openConnections() == 0; ) {
             assertTrue(System.nanoTime() < deadline, "the silent connection was not accepted");
             Thread.sleep(10);
@@ -393,7 +405,8 @@ class RelayTest {
                 8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 10, 1, 1 << 20);
         LoopbackOrigin origin = closing(LoopbackOrigin.echo());
         SpawnHandle spawn = open();
-        SpawnHandle other = relay.open(SpawnPolicyJson.parse("other.json", "{\"id\": \"other\", \"hosts\": []}"));
+        SpawnHandle other = relay.open(
+                SpawnPolicyJson.parse("other.json", "{\"id\": \"other\", \"hosts\": [], \"proxyPort\": 39180}"));
         allow("origin.test:443", origin.address());
         SpawnClient first = tunnel(spawn, "origin.test:443");
         assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", first.readHead());
@@ -409,27 +422,21 @@ class RelayTest {
     }
 
     @Test
-    void aPeerOfAnotherUidIsClosedBeforeAByteIsRead() throws Exception {
-        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+    void aHandOverFromAnotherUidIsClosedBeforeAByteIsRead() throws Exception {
         SpawnHandle spawn = open("""
                 {"id": "studio", "hosts": [], "peerUid": 54321}""");
-        allow("origin.test:443", origin.address());
 
-        SpawnClient client = closing(SpawnClient.connect(spawn.socket()));
-        try {
-            client.write(new Preamble(Kind.PROXY, spawn.proxyPort()).encode());
-            client.write("CONNECT origin.test:443 HTTP/1.1\r\n\r\n");
-        } catch (IOException closedAlready) {
-            // The relay may have closed the connection before this write: that is the point.
-        }
+        assertThrows(IOException.class, () -> TestEntry.handOver(spawn));
 
-        assertEquals(0, client.readToEnd().length);
         assertEquals(54321, Files.getAttribute(spawn.socket(), "unix:uid"));
+        assertEquals("rwx--x--x", PosixFilePermissions.toString(Files.getPosixFilePermissions(spawn.directory())));
+        assertEquals(0, Files.getAttribute(spawn.directory(), "unix:uid"), "the directory stays the relay's");
         Decision decision = nextDecision();
+        assertEquals("handoff", decision.kind());
         assertEquals("deny", decision.verdict());
         assertEquals("peer-uid", decision.code());
-        assertNull(decision.target());
-        assertEquals(0, origin.acceptedCount());
+        assertTrue(Files.exists(spawn.socket()), "a refused peer does not use up the spawn socket");
+        assertThrows(IOException.class, () -> SpawnClient.open(spawn.proxyPort()));
     }
 
     @Test
@@ -438,7 +445,7 @@ class RelayTest {
         SpawnHandle spawn = open();
         allow("forward:5000", origin.address());
 
-        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.FORWARD, FORWARD));
+        SpawnClient client = closing(client(spawn, FORWARD));
         client.write("raw bytes");
         client.shutdownOutput();
 
@@ -454,7 +461,7 @@ class RelayTest {
     void aRefusedForwardIsClosedWithoutAWord() throws Exception {
         SpawnHandle spawn = open();
 
-        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.FORWARD, FORWARD));
+        SpawnClient client = closing(client(spawn, FORWARD));
         client.write("raw bytes");
 
         assertEquals(0, client.readToEnd().length);
@@ -478,7 +485,7 @@ class RelayTest {
     void aDoorRequestWithoutItsTokenIsRefusedAndTheLineNamesOnlyTheDoor() throws Exception {
         SpawnHandle spawn = open();
 
-        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.DOOR, DOOR));
+        SpawnClient client = closing(client(spawn, DOOR));
         client.write("GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\n\r\n");
 
         String reply = new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
@@ -487,16 +494,6 @@ class RelayTest {
         assertEquals("door", decision.kind());
         assertEquals("door-route", decision.code());
         assertEquals("door:3001", decision.target());
-    }
-
-    @Test
-    void aPreambleForAPortThisSpawnDoesNotServeIsClosed() throws Exception {
-        SpawnHandle spawn = open();
-
-        SpawnClient client = closing(SpawnClient.open(spawn.socket(), Kind.FORWARD, 5001));
-
-        assertEquals(0, client.readToEnd().length);
-        assertEquals("bad-preamble", nextDecision().code());
     }
 
     private static HostConfig.Limits withIdle(Duration idle) {

@@ -1,18 +1,17 @@
 package io.portcullis.relay;
 
-import io.portcullis.entry.wire.Preamble;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.SocketException;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 
-/** A client of a spawn socket, as the entry would be: the preamble, then the client's bytes. */
+/** A client in the spawn's namespace: a TCP connection to one of the spawn's handed-over sockets. */
 final class SpawnClient implements AutoCloseable {
     private final SocketChannel channel;
     private final InputStream in;
@@ -22,23 +21,21 @@ final class SpawnClient implements AutoCloseable {
         this.in = Channels.newInputStream(channel);
     }
 
-    /** Connects and writes nothing yet. */
-    static SpawnClient connect(Path socket) throws IOException {
-        return new SpawnClient(SocketChannel.open(UnixDomainSocketAddress.of(socket)));
+    /** Connects to 127.0.0.1:{@code port} and writes nothing yet. */
+    static SpawnClient connect(int port) throws IOException {
+        return new SpawnClient(SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)));
     }
 
-    static SpawnClient open(Path socket, Preamble.Kind kind, int port) throws IOException {
-        return open(socket, kind, port, "");
+    static SpawnClient open(int port) throws IOException {
+        return connect(port);
     }
 
-    /** Connects and writes the preamble and {@code first} in one write, as a fast client would. */
-    static SpawnClient open(Path socket, Preamble.Kind kind, int port, String first) throws IOException {
-        SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(socket));
-        SpawnClient client = new SpawnClient(channel);
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        bytes.writeBytes(new Preamble(kind, port).encode());
-        bytes.writeBytes(first.getBytes(StandardCharsets.ISO_8859_1));
-        client.write(bytes.toByteArray());
+    /** Connects and writes {@code first} in one write, as a fast client would. */
+    static SpawnClient open(int port, String first) throws IOException {
+        SpawnClient client = connect(port);
+        if (!first.isEmpty()) {
+            client.write(first.getBytes(StandardCharsets.ISO_8859_1));
+        }
         return client;
     }
 
@@ -71,8 +68,8 @@ final class SpawnClient implements AutoCloseable {
     }
 
     /**
-     * Everything up to the end of the relay's output. A unix socket closed with unread bytes
-     * resets its peer, which ends the output here too.
+     * Everything up to the end of the relay's output. A socket closed with unread bytes resets its
+     * peer, which ends the output here too.
      */
     byte[] readToEnd() throws IOException {
         ByteArrayOutputStream all = new ByteArrayOutputStream();

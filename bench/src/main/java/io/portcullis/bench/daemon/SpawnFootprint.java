@@ -74,7 +74,9 @@ public final class SpawnFootprint {
     private static CompletableFuture<Verdict> forwardToLoopback(SpawnPolicy spawn, Request request) {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         return CompletableFuture.completedFuture(new Verdict.Allow(
-                List.of(new InetSocketAddress(loopback, request.forwardPort())), List.of(loopback), "bench"));
+                List.of(new InetSocketAddress(TunnelPeer.ORIGIN_HOST, request.forwardPort())),
+                List.of(loopback),
+                "bench"));
     }
 
     private static void drop(Decision decision) {

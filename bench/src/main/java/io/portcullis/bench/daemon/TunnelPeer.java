@@ -1,13 +1,13 @@
 package io.portcullis.bench.daemon;
 
-import io.portcullis.entry.wire.Preamble;
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.entry.handoff.Posix;
+import io.portcullis.entry.handoff.Sender;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -27,14 +27,25 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code TunnelPeer origin}: listens on 127.0.0.1 (printing {@code port P}), accepts every
  *       connection and holds it silent; {@code count} answers {@code accepted K}.
  *   <li>{@code TunnelPeer clients SOCKET PORT}: {@code open K} connects to the spawn socket until
- *       K connections are open, each with a forward preamble for PORT written and nothing else,
+ *       K connections are open, each after handing the spawn's sockets over, each a silent connection to the forward PORT,
  *       and answers {@code opened K}, or {@code failed K: REASON} at the first one that fails.
  * </ul>
  */
 public final class TunnelPeer {
     static final long LIFETIME = TimeUnit.MINUTES.toMillis(15);
 
+    /** The origin is on 127.0.0.2: the forward's own socket takes the same port on 127.0.0.1. */
+    static final InetAddress ORIGIN_HOST = originHost();
+
     private TunnelPeer() {}
+
+    private static InetAddress originHost() {
+        try {
+            return InetAddress.getByAddress(new byte[] {127, 0, 0, 2});
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         Thread.ofPlatform().daemon().name("lifetime").start(TunnelPeer::haltLater);
@@ -62,7 +73,7 @@ public final class TunnelPeer {
 
     private static void origin() throws IOException {
         ServerSocketChannel server = ServerSocketChannel.open();
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
+        server.bind(new InetSocketAddress(ORIGIN_HOST, 0), 4096);
         List<SocketChannel> held = new ArrayList<>();
         AtomicInteger accepted = new AtomicInteger();
         Thread.ofPlatform().daemon().name("accept").start(() -> {
@@ -82,9 +93,25 @@ public final class TunnelPeer {
         }
     }
 
+    /**
+     * Hands over the spawn's proxy socket (39080) and its forward on {@code port}, as the entry
+     * would, then connects clients to the forward.
+     */
     private static void clients(Path socket, int port) throws IOException {
-        byte[] preamble = new Preamble(Preamble.Kind.FORWARD, port).encode();
-        UnixDomainSocketAddress address = UnixDomainSocketAddress.of(socket);
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        List<Handoff.Socket> sockets = List.of(
+                new Handoff.Socket(Handoff.Kind.PROXY, new InetSocketAddress(loopback, 39080)),
+                new Handoff.Socket(Handoff.Kind.FORWARD, new InetSocketAddress(loopback, port)));
+        int[] fds = {
+            Posix.listenTcp(sockets.get(0).address(), 4096),
+            Posix.listenTcp(sockets.get(1).address(), 4096)
+        };
+        String answer = Sender.handOver(socket, sockets, fds, 10_000);
+        Posix.closeQuietly(fds);
+        if (!answer.equals(Handoff.ACCEPTED)) {
+            throw new IOException("the relay refused the hand-over: " + answer);
+        }
+        InetSocketAddress address = new InetSocketAddress(loopback, port);
         List<SocketChannel> open = new ArrayList<>();
         BufferedReader in = input();
         for (String line; (line = in.readLine()) != null; ) {
@@ -95,9 +122,7 @@ public final class TunnelPeer {
             int target = Integer.parseInt(line.substring("open ".length()));
             try {
                 while (open.size() < target) {
-                    SocketChannel client = SocketChannel.open(address);
-                    open.add(client);
-                    client.write(ByteBuffer.wrap(preamble));
+                    open.add(SocketChannel.open(address));
                 }
                 reply("opened " + open.size());
             } catch (IOException e) {

@@ -92,7 +92,7 @@ public final class Daemon implements AutoCloseable {
                     .childHandler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel channel) {
-                            if (!ControlSocket.samePeer(transport, channel, uid)) {
+                            if (!ControlSocket.samePeer(transport, channel, uid, relay::servesNamespace)) {
                                 channel.close();
                                 return;
                             }

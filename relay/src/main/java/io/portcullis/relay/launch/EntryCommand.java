@@ -33,6 +33,7 @@ public record EntryCommand(List<String> prefix) {
     public static EntryCommand thisJava(Path javaHome) {
         return new EntryCommand(List.of(
                 javaHome.resolve("bin").resolve("java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "-Xmx32m",

@@ -34,7 +34,7 @@ public enum DenyCode {
     OWNER_OTHER_USER("owner-other-user", "the listener belongs to another user"),
     OWNER_ERROR("owner-error", "the owner check failed, so the connection is refused"),
     OWNER_DOCKER_DOWN("owner-docker-down", "Docker is unreachable, so the owner check refuses"),
-    BAD_PREAMBLE("bad-preamble", "the connection did not start with this spawn's preamble"),
+    BAD_HANDOFF("bad-handoff", "the entry's hand-over of the namespace's sockets broke the rules"),
     PEER_UID("peer-uid", "the peer's uid is not the spawn's"),
     LIMIT_SPAWN("limit-spawn", "this spawn's connection budget is full"),
     LIMIT_RELAY("limit-relay", "the relay's connection budget is full"),

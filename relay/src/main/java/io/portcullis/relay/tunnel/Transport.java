@@ -7,6 +7,7 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
@@ -17,6 +18,7 @@ import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One I/O transport for both sides of a connection, so the outbound channel can live on the
@@ -27,13 +29,15 @@ import java.util.Objects;
  * @param domainServer the spawn socket's listening channel
  * @param tcp the outbound channel to a checked address
  * @param peers reads the peer's pid and uid of an accepted spawn-socket connection
+ * @param listener adopts a listening TCP socket that the entry handed over, by its descriptor
  */
 public record Transport(
         String name,
         IoHandlerFactory io,
         ChannelFactory<? extends ServerChannel> domainServer,
         ChannelFactory<? extends Channel> tcp,
-        PeerReader peers) {
+        PeerReader peers,
+        ListenerAdopter listener) {
 
     public Transport {
         Objects.requireNonNull(name, "name");
@@ -41,6 +45,7 @@ public record Transport(
         Objects.requireNonNull(domainServer, "domainServer");
         Objects.requireNonNull(tcp, "tcp");
         Objects.requireNonNull(peers, "peers");
+        Objects.requireNonNull(listener, "listener");
     }
 
     /** Epoll when available, else NIO. */
@@ -55,12 +60,14 @@ public record Transport(
                 new EpollKeepRegistered(),
                 EpollServerDomainSocketChannel::new,
                 EpollSocketChannel::new,
-                Transport::epollPeer);
+                Transport::epollPeer,
+                EpollServerSocketChannel::new);
     }
 
     /**
-     * NIO: the JDK gives no peer pid or uid of a unix socket connection, so every peer reads as
-     * unknown, and a spawn with {@code peerUid} refuses every connection.
+     * NIO: the JDK gives no peer pid or uid of a unix socket connection and cannot adopt a socket
+     * by its descriptor, so every hand-over is refused ({@code bad-handoff}): on NIO the relay
+     * decides and dials, but serves no spawn.
      */
     public static Transport nio() {
         return new Transport(
@@ -68,7 +75,10 @@ public record Transport(
                 NioIoHandler.newFactory(),
                 NioServerDomainSocketChannel::new,
                 NioSocketChannel::new,
-                channel -> null);
+                channel -> Optional.empty(),
+                fd -> {
+                    throw new UnsupportedOperationException("nio: cannot adopt socket " + fd + " (expected: epoll)");
+                });
     }
 
     /** The address to bind the spawn socket to. */
@@ -76,17 +86,23 @@ public record Transport(
         return name.equals("epoll") ? new DomainSocketAddress(socket.toString()) : UnixDomainSocketAddress.of(socket);
     }
 
-    private static Peer epollPeer(Channel channel) throws IOException {
+    private static Optional<Peer> epollPeer(Channel channel) throws IOException {
         var credentials = ((EpollDomainSocketChannel) channel).peerCredentials();
-        return new Peer(credentials.pid(), credentials.uid());
+        return Optional.of(new Peer(credentials.pid(), credentials.uid()));
     }
 
     /** The process at the other end of a spawn-socket connection (SO_PEERCRED). */
     public record Peer(long pid, int uid) {}
 
-    /** Reads the peer of an accepted connection; null when the transport cannot tell. */
+    /** Reads the peer of an accepted connection; empty when the transport cannot tell. */
     @FunctionalInterface
     public interface PeerReader {
-        Peer read(Channel channel) throws IOException;
+        Optional<Peer> read(Channel channel) throws IOException;
+    }
+
+    /** A server channel over a listening socket that is open already. */
+    @FunctionalInterface
+    public interface ListenerAdopter {
+        ServerChannel adopt(int fd);
     }
 }

@@ -1,11 +1,12 @@
 package io.portcullis.it.datapath;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.handler.codec.dns.DnsRecordType;
-import io.portcullis.entry.wire.Preamble;
 import io.portcullis.it.world.NetnsTest;
 import io.portcullis.it.world.Portcullis;
 import io.portcullis.it.world.Rows;
@@ -15,8 +16,8 @@ import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.world.BulkPattern;
 import io.portcullis.relay.world.DnsAnswer;
+import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -355,17 +356,16 @@ class DataPathEndToEndTest {
         }
     }
 
+    /** SPEC R3: the spawn socket serves one hand-over, then it and its directory are gone. */
     @Test
-    void aConnectionWithoutThisSpawnsPreambleIsClosed() throws Exception {
-        try (Spawn spawn = open("", INTERNET);
-                SocketChannel channel = SocketChannel.open(
-                        UnixDomainSocketAddress.of(spawn.handle().socket()))) {
-            channel.write(ByteBuffer.wrap(new Preamble(Preamble.Kind.FORWARD, 5001).encode()));
+    void theSpawnSocketIsGoneOnceTheEntryIsReadySoASecondHandOverCannotHappen() throws Exception {
+        try (Spawn spawn = open("", INTERNET)) {
+            Path socket = spawn.handle().socket();
+            spawn.handle().handedOver().get(30, java.util.concurrent.TimeUnit.SECONDS);
 
-            assertEquals(-1, channel.read(ByteBuffer.allocate(16)));
-            Decision decision = spawn.next();
-            assertEquals("bad-preamble", decision.code());
-            assertEquals("unknown", decision.kind());
+            assertFalse(Files.exists(socket), "the spawn socket is removed after its one hand-over");
+            assertFalse(Files.exists(socket.getParent()), "and so is its directory");
+            assertThrows(IOException.class, () -> SocketChannel.open(UnixDomainSocketAddress.of(socket)));
         }
     }
 
@@ -380,6 +380,7 @@ class DataPathEndToEndTest {
                 String.valueOf(uid),
                 "--clear-groups",
                 java,
+                "--enable-native-access=ALL-UNNAMED",
                 "-cp",
                 Portcullis.root().resolve("netns-entry/target/netns-entry.jar").toString(),
                 "io.portcullis.entry.Main",

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.portcullis.entry.wire.Preamble;
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.entry.handoff.Posix;
+import io.portcullis.entry.handoff.Sender;
 import io.portcullis.it.world.Portcullis;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -14,10 +16,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
@@ -73,9 +75,10 @@ class DoorTokenLogTest {
                                 .readLine());
                 Path socket = Path.of(ready.get("socket").asText());
                 String token = Files.readString(Path.of(ready.get("tokenFile").asText()));
+                handOver(socket, ready.get("proxyPort").asInt());
                 List<String> answers = new ArrayList<>();
                 for (String request : requests(token)) {
-                    answers.add(send(socket, request));
+                    answers.add(send(request));
                 }
 
                 assertTrue(answers.getFirst().startsWith("HTTP/1.1 200 OK\r\n"), answers.getFirst());
@@ -113,10 +116,29 @@ class DoorTokenLogTest {
                 "GET /kiosk/state HTTP/1.1\r\nHost: d\r\n" + field);
     }
 
-    private static String send(Path socket, String request) throws IOException {
-        try (SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
-            byte[] preamble = new Preamble(Preamble.Kind.DOOR, DOOR).encode();
-            channel.write(ByteBuffer.wrap(preamble));
+    /** Hands over the spawn's proxy and door sockets from this test's namespace, as the entry would. */
+    static void handOver(Path socket, int proxyPort) throws IOException {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        List<Handoff.Socket> sockets = List.of(
+                new Handoff.Socket(Handoff.Kind.PROXY, new InetSocketAddress(loopback, proxyPort)),
+                new Handoff.Socket(Handoff.Kind.DOOR, new InetSocketAddress(loopback, DOOR)));
+        int[] fds = {
+            Posix.listenTcp(sockets.get(0).address(), 64),
+            Posix.listenTcp(sockets.get(1).address(), 64)
+        };
+        try {
+            String answer = Sender.handOver(socket, sockets, fds, 10_000);
+            if (!answer.equals(Handoff.ACCEPTED)) {
+                throw new IOException("the relay refused the hand-over: " + answer);
+            }
+        } finally {
+            Posix.closeQuietly(fds);
+        }
+    }
+
+    private static String send(String request) throws IOException {
+        try (SocketChannel channel =
+                SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), DOOR))) {
             channel.write(ByteBuffer.wrap(request.getBytes(StandardCharsets.ISO_8859_1)));
             InputStream in = Channels.newInputStream(channel);
             ByteArrayOutputStream all = new ByteArrayOutputStream();

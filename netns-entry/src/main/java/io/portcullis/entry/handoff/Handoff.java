@@ -1,0 +1,198 @@
+package io.portcullis.entry.handoff;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The hand-over message (SPEC R4): which socket is which, sent once over the spawn socket with the
+ * sockets themselves attached (SCM_RIGHTS), in the order of the entries.
+ *
+ * <pre>
+ * offset   size  value
+ *   0       4    ASCII "PCH1"
+ *   4       1    n, the number of sockets: 1-{@value #MAX_SOCKETS}
+ *   5     20*n   per socket: kind (1 byte), address length (1 byte: 4 or 16), port (2 bytes,
+ *                big-endian), address (16 bytes, an IPv4 address in the first 4, the rest 0)
+ * </pre>
+ *
+ * The relay trusts none of it: it checks every descriptor against the header and both against the
+ * spawn's policy. It answers with one line, {@code accepted} or {@code refused bad-handoff: WHY}.
+ * This class is the one definition of the format; the entry writes it and the relay reads it.
+ */
+public record Handoff(List<Socket> sockets) {
+
+    public static final int MAX_SOCKETS = 250;
+    static final int HEADER = 5;
+    static final int ENTRY = 20;
+    private static final byte[] MAGIC = "PCH1".getBytes(StandardCharsets.US_ASCII);
+
+    /** The relay's answer when it took the sockets. */
+    public static final String ACCEPTED = "accepted";
+
+    /** The start of the relay's answer when it refused them; the reason follows. */
+    public static final String REFUSED = "refused bad-handoff: ";
+
+    /** What a socket serves inside the namespace. */
+    public enum Kind {
+        PROXY(1),
+        FORWARD(2),
+        DOOR(3),
+        NAMED(4),
+        DNS(5);
+
+        private final int wire;
+
+        Kind(int wire) {
+            this.wire = wire;
+        }
+
+        public int wire() {
+            return wire;
+        }
+
+        /** The kind's name as the decision line and the readiness line spell it. */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Optional<Kind> fromWire(int value) {
+            return Arrays.stream(values()).filter(kind -> kind.wire == value).findFirst();
+        }
+    }
+
+    /** One socket: its kind and the address and port it is bound to. */
+    public record Socket(Kind kind, InetSocketAddress address) {
+        public Socket {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(address, "address");
+            if (address.isUnresolved() || address.getPort() < 1) {
+                throw new IllegalArgumentException(
+                        "address: " + address + " (expected: an address and a port 1-65535)");
+            }
+        }
+
+        public int port() {
+            return address.getPort();
+        }
+
+        @Override
+        public String toString() {
+            return kind.label() + " " + text(address);
+        }
+    }
+
+    public Handoff {
+        sockets = List.copyOf(sockets);
+        if (sockets.isEmpty() || sockets.size() > MAX_SOCKETS) {
+            throw new IllegalArgumentException("sockets: " + sockets.size() + " (expected: 1-" + MAX_SOCKETS + ")");
+        }
+    }
+
+    /** The header's bytes. */
+    public byte[] encode() {
+        byte[] bytes = new byte[HEADER + ENTRY * sockets.size()];
+        System.arraycopy(MAGIC, 0, bytes, 0, MAGIC.length);
+        bytes[4] = (byte) sockets.size();
+        for (int i = 0; i < sockets.size(); i++) {
+            Socket socket = sockets.get(i);
+            int at = HEADER + ENTRY * i;
+            byte[] address = socket.address().getAddress().getAddress();
+            bytes[at] = (byte) socket.kind().wire();
+            bytes[at + 1] = (byte) address.length;
+            bytes[at + 2] = (byte) (socket.port() >>> 8);
+            bytes[at + 3] = (byte) socket.port();
+            System.arraycopy(address, 0, bytes, at + 4, address.length);
+        }
+        return bytes;
+    }
+
+    /**
+     * How many bytes the whole header has, once its first {@value #HEADER} bytes are known; empty
+     * when they cannot start a header (wrong magic, no sockets or too many).
+     */
+    public static Optional<Integer> length(byte[] start) {
+        if (start.length < HEADER || !Arrays.equals(start, 0, 4, MAGIC, 0, 4)) {
+            return Optional.empty();
+        }
+        int count = start[4] & 0xff;
+        return count < 1 || count > MAX_SOCKETS ? Optional.empty() : Optional.of(HEADER + ENTRY * count);
+    }
+
+    /** Reads a whole header; a message that is not exactly one valid header is a {@link Malformed}. */
+    public static Handoff decode(byte[] bytes) throws Malformed {
+        Optional<Integer> length = length(bytes);
+        if (length.isEmpty()) {
+            throw new Malformed(
+                    "the message does not start with a header (expected: PCH1 and 1-" + MAX_SOCKETS + " sockets)");
+        }
+        if (bytes.length != length.get()) {
+            throw new Malformed("the message is " + bytes.length + " bytes (expected: " + length.get() + ")");
+        }
+        List<Socket> sockets = new ArrayList<>();
+        for (int at = HEADER; at < bytes.length; at += ENTRY) {
+            int index = (at - HEADER) / ENTRY;
+            Optional<Kind> kind = Kind.fromWire(bytes[at] & 0xff);
+            int size = bytes[at + 1] & 0xff;
+            int port = ((bytes[at + 2] & 0xff) << 8) | (bytes[at + 3] & 0xff);
+            if (kind.isEmpty()) {
+                throw new Malformed("socket " + index + ": kind " + (bytes[at] & 0xff) + " (expected: 1-5)");
+            }
+            if (size != 4 && size != 16) {
+                throw new Malformed("socket " + index + ": address length " + size + " (expected: 4 or 16)");
+            }
+            for (int i = at + 4 + size; i < at + ENTRY; i++) {
+                if (bytes[i] != 0) {
+                    throw new Malformed("socket " + index + ": padding is not zero");
+                }
+            }
+            if (port == 0) {
+                throw new Malformed("socket " + index + ": port 0 (expected: 1-65535)");
+            }
+            sockets.add(new Socket(kind.get(), new InetSocketAddress(address(bytes, at + 4, size), port)));
+        }
+        return new Handoff(sockets);
+    }
+
+    private static InetAddress address(byte[] bytes, int at, int size) {
+        try {
+            return InetAddress.getByAddress(Arrays.copyOfRange(bytes, at, at + size));
+        } catch (UnknownHostException e) {
+            throw new AssertionError("a 4- or 16-byte address is always an address", e);
+        }
+    }
+
+    /** {@code 127.0.0.1:39080} or {@code [::1]:39080}. */
+    public static String text(InetSocketAddress address) {
+        InetAddress ip = address.getAddress();
+        String host = ip instanceof Inet6Address ? "[" + v6(ip) + "]" : ip.getHostAddress();
+        return host + ":" + address.getPort();
+    }
+
+    private static String v6(InetAddress ip) {
+        return ip.isLoopbackAddress() ? "::1" : ip.getHostAddress();
+    }
+
+    /** {@code 127.0.0.1} or {@code ::1}. */
+    public static String text(InetAddress address) {
+        return address instanceof Inet4Address ? address.getHostAddress() : v6(address);
+    }
+
+    /** The header is not one this class writes. */
+    public static final class Malformed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public Malformed(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package io.portcullis.entry.handoff;
+
+import io.portcullis.entry.handoff.Handoff.Kind;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The relay's side of the hand-over (SPEC R4): reads the one message from a connected spawn
+ * socket and checks every descriptor that came with it, trusting nothing the message says. Each
+ * must be a listening TCP socket (a bound UDP socket for {@code dns}), in the network namespace of
+ * the peer that sent it, bound to exactly the address and port its header entry names, and that
+ * entry must be one the policy asked for; every required socket must be there, and none twice.
+ * Any failure refuses the whole hand-over and closes every descriptor received.
+ */
+public final class Receiver {
+    private Receiver() {}
+
+    /** A socket the policy calls for; an optional one (::1 where the namespace has IPv6) may be missing. */
+    public record Wanted(Kind kind, InetSocketAddress address, boolean required) {
+        public Wanted {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(address, "address");
+        }
+
+        Handoff.Socket socket() {
+            return new Handoff.Socket(kind, address);
+        }
+    }
+
+    /** A checked socket and its descriptor, now the caller's (non-blocking, close-on-exec). */
+    public record Held(Handoff.Socket socket, int fd) {}
+
+    /** What the hand-over came to. */
+    public sealed interface Outcome permits Accepted, Refused {}
+
+    /** @param namespace the network namespace's inode that every socket shares with the peer */
+    public record Accepted(List<Held> sockets, long namespace) implements Outcome {
+        public Accepted {
+            sockets = List.copyOf(sockets);
+        }
+    }
+
+    /** Refused for {@code reason}; every descriptor received is closed already. */
+    public record Refused(String reason) implements Outcome {}
+
+    /** The network namespace of a process, or of a socket, as the kernel names it. */
+    public record Namespace(long device, long inode) {
+        static Namespace of(Path path) throws IOException {
+            return new Namespace(
+                    ((Number) Files.getAttribute(path, "unix:dev")).longValue(),
+                    ((Number) Files.getAttribute(path, "unix:ino")).longValue());
+        }
+
+        /** The network namespace of process {@code pid}. */
+        public static Namespace ofProcess(long pid) throws IOException {
+            return of(Path.of("/proc", String.valueOf(pid), "ns", "net"));
+        }
+
+        /** The network namespace a socket was made in (SIOCGSKNS). */
+        public static Namespace ofSocket(int fd) throws IOException {
+            int ns = Posix.namespaceOf(fd);
+            try {
+                return of(Path.of("/proc/self/fd/" + ns));
+            } finally {
+                Posix.closeQuietly(ns);
+            }
+        }
+    }
+
+    /**
+     * Reads the message from {@code connection} (a connected, non-blocking unix socket) within
+     * {@code timeoutMillis}, then checks it against {@code wanted}. The caller answers the peer.
+     */
+    public static Outcome receive(int connection, long peerPid, List<Wanted> wanted, int timeoutMillis) {
+        List<Integer> fds = new ArrayList<>();
+        try {
+            Namespace peer;
+            try {
+                peer = Namespace.ofProcess(peerPid);
+            } catch (IOException e) {
+                return new Refused("cannot read the network namespace of the entry (pid " + peerPid + "): " + e);
+            }
+            ByteArrayOutputStream message = new ByteArrayOutputStream();
+            Optional<String> problem = read(connection, timeoutMillis, fds, message);
+            if (problem.isPresent()) {
+                return new Refused(problem.get());
+            }
+            return check(message.toByteArray(), fds, peer, wanted);
+        } catch (RuntimeException | IOException e) {
+            return new Refused("the hand-over failed: " + e.getMessage());
+        } finally {
+            // check() empties the list when it hands the descriptors on; all others are closed here.
+            fds.forEach(Posix::closeQuietly);
+        }
+    }
+
+    /** Reads one whole header; descriptors may come only with its first bytes. */
+    private static Optional<String> read(
+            int connection, int timeoutMillis, List<Integer> fds, ByteArrayOutputStream bytes) throws IOException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        Optional<Integer> length = Optional.empty();
+        while (length.isEmpty() || bytes.size() < length.get()) {
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (left <= 0) {
+                return Optional.of("no whole hand-over within " + timeoutMillis + " ms");
+            }
+            if (!Posix.awaitReadable(connection, (int) Math.min(left, Integer.MAX_VALUE))) {
+                continue;
+            }
+            Optional<Posix.Received> got = Posix.receive(connection, 8192);
+            if (got.isEmpty()) {
+                continue;
+            }
+            Posix.Received received = got.get();
+            for (int fd : received.fds()) {
+                fds.add(fd);
+            }
+            if (received.controlTruncated()) {
+                return Optional.of(
+                        "more descriptors than one message carries (expected: at most " + Handoff.MAX_SOCKETS + ")");
+            }
+            if (received.fds().length > 0 && bytes.size() > 0) {
+                return Optional.of("descriptors came after the start of the message (expected: with its first bytes)");
+            }
+            if (received.data().length == 0) {
+                return Optional.of("the entry closed the connection after " + bytes.size()
+                        + " bytes (expected: a whole hand-over)");
+            }
+            bytes.writeBytes(received.data());
+            if (length.isEmpty() && bytes.size() >= Handoff.HEADER) {
+                length = Handoff.length(bytes.toByteArray());
+                if (length.isEmpty()) {
+                    return Optional.of("the message is not a hand-over (expected: PCH1 and 1-" + Handoff.MAX_SOCKETS
+                            + " sockets)");
+                }
+            }
+        }
+        if (bytes.size() > length.get()) {
+            return Optional.of("bytes after the hand-over (expected: one message)");
+        }
+        return Optional.empty();
+    }
+
+    private static Outcome check(byte[] bytes, List<Integer> fds, Namespace peer, List<Wanted> wanted)
+            throws IOException {
+        Handoff handoff;
+        try {
+            handoff = Handoff.decode(bytes);
+        } catch (Handoff.Malformed e) {
+            return new Refused(e.getMessage());
+        }
+        if (fds.size() != handoff.sockets().size()) {
+            return new Refused(
+                    fds.size() + " descriptors for " + handoff.sockets().size() + " sockets (expected: one each)");
+        }
+        Set<Handoff.Socket> seen = new HashSet<>();
+        List<Held> held = new ArrayList<>();
+        for (int i = 0; i < fds.size(); i++) {
+            Handoff.Socket socket = handoff.sockets().get(i);
+            String name = "socket " + i + " (" + socket + ")";
+            if (wanted.stream().noneMatch(want -> want.socket().equals(socket))) {
+                return new Refused(name + " is not one this spawn's policy calls for (expected: "
+                        + wanted.stream().map(Wanted::socket).toList() + ")");
+            }
+            if (!seen.add(socket)) {
+                return new Refused(name + " is there twice (expected: once)");
+            }
+            Optional<String> problem = facts(fds.get(i), socket, peer);
+            if (problem.isPresent()) {
+                return new Refused(name + ": " + problem.get());
+            }
+            held.add(new Held(socket, fds.get(i)));
+        }
+        for (Wanted want : wanted) {
+            if (want.required() && !seen.contains(want.socket())) {
+                return new Refused("the " + want.socket() + " socket is missing (expected: every socket the policy"
+                        + " calls for)");
+            }
+        }
+        for (Held socket : held) {
+            Posix.nonBlocking(socket.fd());
+        }
+        fds.clear();
+        return new Accepted(held, peer.inode());
+    }
+
+    /** What the kernel says of one descriptor, against what its header entry claims. */
+    private static Optional<String> facts(int fd, Handoff.Socket socket, Namespace peer) throws IOException {
+        int type;
+        try {
+            type = Posix.intOption(fd, Posix.SOL_SOCKET, Posix.SO_TYPE);
+        } catch (Posix.Failure e) {
+            return Optional.of("not a socket (" + e.getMessage() + ")");
+        }
+        boolean udp = socket.kind() == Kind.DNS;
+        int protocol = Posix.intOption(fd, Posix.SOL_SOCKET, Posix.SO_PROTOCOL);
+        if (udp
+                ? type != Posix.SOCK_DGRAM || protocol != Posix.IPPROTO_UDP
+                : type != Posix.SOCK_STREAM || protocol != Posix.IPPROTO_TCP) {
+            return Optional.of("a socket of type " + type + " and protocol " + protocol + " (expected: "
+                    + (udp ? "UDP" : "TCP") + ")");
+        }
+        if (!udp && Posix.intOption(fd, Posix.SOL_SOCKET, Posix.SO_ACCEPTCONN) != 1) {
+            return Optional.of("not listening (expected: a listening socket)");
+        }
+        Optional<InetSocketAddress> local = Posix.localAddress(fd);
+        if (local.isEmpty() || !local.get().equals(socket.address())) {
+            return Optional.of("bound to " + local.map(Handoff::text).orElse("no IP address")
+                    + " (expected: what its entry says, " + Handoff.text(socket.address()) + ")");
+        }
+        InetAddress address = local.get().getAddress();
+        if (!address.isLoopbackAddress()) {
+            return Optional.of("bound to " + Handoff.text(address) + " (expected: a loopback address)");
+        }
+        Namespace namespace;
+        try {
+            namespace = Namespace.ofSocket(fd);
+        } catch (IOException e) {
+            return Optional.of("cannot tell its network namespace (" + e.getMessage() + ")");
+        }
+        if (!namespace.equals(peer)) {
+            return Optional.of("made in another network namespace than the entry's (expected: the entry's own)");
+        }
+        return Optional.empty();
+    }
+}

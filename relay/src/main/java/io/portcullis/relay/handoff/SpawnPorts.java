@@ -1,0 +1,73 @@
+package io.portcullis.relay.handoff;
+
+import io.portcullis.entry.handoff.Handoff.Kind;
+import io.portcullis.entry.handoff.Receiver.Wanted;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The loopback ports a spawn's entry binds: the proxy port (already moved up past the forwards and
+ * the door, {@code SpawnPolicy.effectiveProxyPort()}), each forward, and the door port (0 when the
+ * spawn has no door). The hand-over must bring exactly these sockets (SPEC R4).
+ */
+public record SpawnPorts(int proxy, Set<Integer> forwards, int door) {
+    private static final InetAddress IPV4_LOOPBACK = literal(new byte[] {127, 0, 0, 1});
+    private static final InetAddress IPV6_LOOPBACK =
+            literal(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+
+    public SpawnPorts {
+        forwards = Set.copyOf(new TreeSet<>(forwards));
+        checkPort("proxy", proxy);
+        forwards.forEach(port -> checkPort("forwards", port));
+        if (door != 0) {
+            checkPort("door", door);
+        }
+        if (forwards.contains(proxy) || forwards.contains(door) || (door != 0 && door == proxy)) {
+            throw new IllegalArgumentException("ports: proxy " + proxy + ", forwards " + forwards + ", door " + door
+                    + " (expected: all different)");
+        }
+    }
+
+    /**
+     * The sockets the hand-over must bring: each port on 127.0.0.1, and on ::1 where the namespace
+     * has IPv6 (the entry binds both when it can, so ::1 may be missing but nothing else may).
+     */
+    public List<Wanted> wanted() {
+        List<Wanted> wanted = new ArrayList<>();
+        add(wanted, Kind.PROXY, proxy);
+        sortedForwards().forEach(port -> add(wanted, Kind.FORWARD, port));
+        if (door != 0) {
+            add(wanted, Kind.DOOR, door);
+        }
+        return List.copyOf(wanted);
+    }
+
+    private static void add(List<Wanted> wanted, Kind kind, int port) {
+        wanted.add(new Wanted(kind, new InetSocketAddress(IPV4_LOOPBACK, port), true));
+        wanted.add(new Wanted(kind, new InetSocketAddress(IPV6_LOOPBACK, port), false));
+    }
+
+    /** The forwards in ascending order. */
+    public List<Integer> sortedForwards() {
+        return new TreeSet<>(forwards).stream().toList();
+    }
+
+    private static void checkPort(String name, int port) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException(name + ": " + port + " (expected: 1-65535)");
+        }
+    }
+
+    private static InetAddress literal(byte[] bytes) {
+        try {
+            return InetAddress.getByAddress(bytes);
+        } catch (UnknownHostException e) {
+            throw new AssertionError("a 4- or 16-byte literal is always an address", e);
+        }
+    }
+}

@@ -1,0 +1,306 @@
+package io.portcullis.relay.handoff;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.entry.handoff.Receiver;
+import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.observe.DecisionSink;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.tunnel.Transport;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One spawn's unix socket (SPEC R3), for exactly one hand-over (R4). It lives in a fresh directory
+ * that the relay owns: mode 0700, or 0711 when the spawn's {@code peerUid} is another uid, which
+ * then owns the socket (0600) and can connect but never list, rename or replace anything. The
+ * first connection from the right uid takes the socket: the relay stops listening and removes the
+ * socket and the directory through descriptors it opened itself, then reads and checks the
+ * hand-over off the event loop and answers one line. Any other connection is closed.
+ */
+public final class SpawnSocket implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SpawnSocket.class);
+    static final String NAME = "relay.sock";
+
+    /** Where a spawn socket's connections are recorded and how a good hand-over is put to use. */
+    public record Context(
+            String spawn,
+            OptionalInt peerUid,
+            List<Receiver.Wanted> wanted,
+            int timeoutMillis,
+            Transport transport,
+            EventLoopGroup loops,
+            Executor blocking,
+            DecisionSink decisions,
+            InstantSource clock,
+            LongSupplier ids) {
+        public Context {
+            Objects.requireNonNull(spawn, "spawn");
+            Objects.requireNonNull(peerUid, "peerUid");
+            wanted = List.copyOf(wanted);
+            Objects.requireNonNull(transport, "transport");
+            Objects.requireNonNull(loops, "loops");
+            Objects.requireNonNull(blocking, "blocking");
+            Objects.requireNonNull(decisions, "decisions");
+            Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(ids, "ids");
+        }
+    }
+
+    private final Context context;
+    private final Path directory;
+    private final Path socket;
+    private final SecureDirectoryStream<Path> parentStream;
+    private final SecureDirectoryStream<Path> ownStream;
+    private final Function<Receiver.Accepted, Optional<String>> adopt;
+    private final AtomicBoolean taken = new AtomicBoolean();
+    private final AtomicBoolean removed = new AtomicBoolean();
+    private final CompletableFuture<Receiver.Accepted> handedOver = new CompletableFuture<>();
+    private Channel server;
+
+    private SpawnSocket(
+            Context context,
+            Path directory,
+            SecureDirectoryStream<Path> parentStream,
+            SecureDirectoryStream<Path> ownStream,
+            Function<Receiver.Accepted, Optional<String>> adopt) {
+        this.context = context;
+        this.directory = directory;
+        this.socket = directory.resolve(NAME);
+        this.parentStream = parentStream;
+        this.ownStream = ownStream;
+        this.adopt = adopt;
+    }
+
+    /**
+     * Makes the directory and listens on the socket in it, before this returns.
+     *
+     * @param adopt puts the checked sockets to use, or says why it cannot (then they are closed)
+     */
+    public static SpawnSocket open(Path parent, Context context, Function<Receiver.Accepted, Optional<String>> adopt)
+            throws IOException {
+        Path directory = Files.createTempDirectory(
+                parent,
+                "spawn-" + safe(context.spawn()) + "-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        SecureDirectoryStream<Path> parentStream = null;
+        SecureDirectoryStream<Path> ownStream = null;
+        try {
+            parentStream = secure(parent);
+            ownStream = secure(directory);
+            SpawnSocket spawnSocket = new SpawnSocket(context, directory, parentStream, ownStream, adopt);
+            spawnSocket.listen();
+            return spawnSocket;
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ownStream);
+            closeQuietly(parentStream);
+            Files.deleteIfExists(directory.resolve(NAME));
+            Files.deleteIfExists(directory);
+            throw e;
+        }
+    }
+
+    private void listen() throws IOException {
+        try {
+            server = new ServerBootstrap()
+                    .group(context.loops())
+                    .channelFactory(context.transport().domainServer())
+                    .childHandler(new ChannelInitializer<>() {
+                        @Override
+                        protected void initChannel(Channel channel) {
+                            accepted(channel);
+                        }
+                    })
+                    .bind(context.transport().domainAddress(socket))
+                    .sync()
+                    .channel();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("spawn " + context.spawn() + ": interrupted while binding " + socket, e);
+        }
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+        int relayUid = (Integer) Files.getAttribute(directory, "unix:uid");
+        if (context.peerUid().isPresent() && context.peerUid().getAsInt() != relayUid) {
+            Files.setAttribute(socket, "unix:uid", context.peerUid().getAsInt());
+            Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx--x--x"));
+        }
+    }
+
+    /** The socket the entry connects to; gone once it was taken. */
+    public Path path() {
+        return socket;
+    }
+
+    /** The directory that holds the socket; gone once the socket was taken. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** Completes with the checked sockets once a hand-over was accepted (and put to use). */
+    public CompletableFuture<Receiver.Accepted> handedOver() {
+        return handedOver;
+    }
+
+    private void accepted(Channel channel) {
+        Optional<Transport.Peer> peer = peer(channel);
+        if (context.peerUid().isPresent()
+                && (peer.isEmpty() || peer.get().uid() != context.peerUid().getAsInt())) {
+            log.warn(
+                    "spawn {}: hand-over peer {} is not uid {}",
+                    context.spawn(),
+                    peer,
+                    context.peerUid().getAsInt());
+            record(channel, DenyCode.PEER_UID);
+            channel.close();
+            return;
+        }
+        if (!taken.compareAndSet(false, true)) {
+            refuse(channel, "this spawn's sockets were handed over already (expected: one hand-over)");
+            return;
+        }
+        channel.config().setAutoRead(false);
+        server.close();
+        remove();
+        if (peer.isEmpty() || !(channel instanceof EpollDomainSocketChannel epoll)) {
+            refuse(
+                    channel,
+                    "the relay's " + context.transport().name()
+                            + " transport cannot read a hand-over (expected: epoll)");
+            return;
+        }
+        int fd = epoll.fd().intValue();
+        long pid = peer.get().pid();
+        context.blocking().execute(() -> {
+            Receiver.Outcome outcome = Receiver.receive(fd, pid, context.wanted(), context.timeoutMillis());
+            if (outcome instanceof Receiver.Accepted accepted) {
+                Optional<String> problem = adopt.apply(accepted);
+                outcome = problem.<Receiver.Outcome>map(Receiver.Refused::new).orElse(accepted);
+            }
+            Receiver.Outcome result = outcome;
+            channel.eventLoop().execute(() -> answer(channel, result));
+        });
+    }
+
+    private void answer(Channel channel, Receiver.Outcome outcome) {
+        switch (outcome) {
+            case Receiver.Accepted accepted -> {
+                handedOver.complete(accepted);
+                write(channel, Handoff.ACCEPTED);
+            }
+            case Receiver.Refused refused -> refuse(channel, refused.reason());
+        }
+    }
+
+    private void refuse(Channel channel, String reason) {
+        log.warn("spawn {}: refused the hand-over: {}", context.spawn(), reason);
+        record(channel, DenyCode.BAD_HANDOFF);
+        handedOver.completeExceptionally(new IOException("bad-handoff: " + reason));
+        write(channel, Handoff.REFUSED + reason);
+    }
+
+    private static void write(Channel channel, String line) {
+        channel.writeAndFlush(Unpooled.copiedBuffer(line + "\n", StandardCharsets.UTF_8))
+                .addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** A refused hand-over writes a decision line of kind {@code handoff}; an accepted one writes none. */
+    private void record(Channel channel, DenyCode code) {
+        ConnectionRecord record = ConnectionRecord.attach(
+                channel, context.spawn(), context.ids().getAsLong(), context.clock(), context.decisions());
+        record.kind("handoff");
+        record.deny(code);
+    }
+
+    private Optional<Transport.Peer> peer(Channel channel) {
+        try {
+            return context.transport().peers().read(channel);
+        } catch (IOException e) {
+            log.warn("spawn {}: cannot read the hand-over peer's credentials: {}", context.spawn(), e.toString());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Removes the socket and the directory through the descriptors opened when they were made, so
+     * a spawn's uid cannot point the removal elsewhere. Once; later calls do nothing.
+     */
+    void remove() {
+        if (!removed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            try {
+                ownStream.deleteFile(socket.getFileName());
+            } catch (NoSuchFileException e) {
+                // never bound, or removed already
+            }
+            parentStream.deleteDirectory(directory.getFileName());
+        } catch (IOException e) {
+            log.warn("spawn {}: could not remove {}: {}", context.spawn(), directory, e.toString());
+        } finally {
+            closeQuietly(ownStream);
+            closeQuietly(parentStream);
+        }
+    }
+
+    /** Stops listening and removes the socket and the directory, if that did not happen yet. */
+    @Override
+    public void close() {
+        if (server != null) {
+            server.close().syncUninterruptibly();
+        }
+        remove();
+        handedOver.completeExceptionally(new IOException("spawn " + context.spawn() + ": closed"));
+    }
+
+    private static SecureDirectoryStream<Path> secure(Path directory) throws IOException {
+        DirectoryStream<Path> stream = Files.newDirectoryStream(directory);
+        if (stream instanceof SecureDirectoryStream<Path> secure) {
+            return secure;
+        }
+        stream.close();
+        throw new IOException(directory + ": the file system offers no secure directory stream (expected: Linux)");
+    }
+
+    private static void closeQuietly(DirectoryStream<Path> stream) {
+        if (stream == null) {
+            return;
+        }
+        try {
+            stream.close();
+        } catch (IOException e) {
+            // the descriptor is released either way
+        }
+    }
+
+    /** The spawn's id as a file-name part: letters, digits, dot, dash and underscore, at most 40. */
+    static String safe(String id) {
+        String clean = id.replaceAll("[^A-Za-z0-9._-]", "_").toLowerCase(Locale.ROOT);
+        return clean.length() > 40 ? clean.substring(0, 40) : clean;
+    }
+}

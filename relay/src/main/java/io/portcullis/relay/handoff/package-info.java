@@ -1,0 +1,5 @@
+/**
+ * The spawn socket (SPEC R3, R4): a directory and a unix socket per spawn, used for exactly one
+ * hand-over of the namespace's listening sockets, then removed.
+ */
+package io.portcullis.relay.handoff;

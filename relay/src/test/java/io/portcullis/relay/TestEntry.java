@@ -1,0 +1,57 @@
+package io.portcullis.relay;
+
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.entry.handoff.Posix;
+import io.portcullis.entry.handoff.Sender;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * The entry's part, done by the test itself: binds the spawn's sockets on 127.0.0.1 in the test's
+ * own network namespace and hands them to the relay, as {@code portcullis entry} does.
+ */
+final class TestEntry {
+    private TestEntry() {}
+
+    /** Hands over {@code spawn}'s sockets; fails unless the relay accepts them. */
+    static void handOver(SpawnHandle spawn) throws IOException {
+        handOver(spawn.socket(), spawn.proxyPort(), spawn.forwards(), spawn.door());
+    }
+
+    static void handOver(Path socket, int proxyPort, List<Integer> forwards, OptionalInt door) throws IOException {
+        List<Handoff.Socket> sockets = new ArrayList<>();
+        sockets.add(socket(Handoff.Kind.PROXY, proxyPort));
+        forwards.forEach(port -> sockets.add(socket(Handoff.Kind.FORWARD, port)));
+        door.ifPresent(port -> sockets.add(socket(Handoff.Kind.DOOR, port)));
+        String answer = send(socket, sockets);
+        if (!answer.equals(Handoff.ACCEPTED)) {
+            throw new IOException("the relay refused the hand-over: " + answer);
+        }
+    }
+
+    /** Binds {@code sockets}, sends them and returns the relay's answer; the test's copies are closed. */
+    static String send(Path socket, List<Handoff.Socket> sockets) throws IOException {
+        int[] fds = new int[sockets.size()];
+        try {
+            for (int i = 0; i < sockets.size(); i++) {
+                fds[i] = Posix.listenTcp(sockets.get(i).address(), 128);
+            }
+            return Sender.handOver(socket, sockets, fds, 10_000);
+        } finally {
+            for (int fd : fds) {
+                if (fd > 0) {
+                    Posix.closeQuietly(fd);
+                }
+            }
+        }
+    }
+
+    static Handoff.Socket socket(Handoff.Kind kind, int port) {
+        return new Handoff.Socket(kind, new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    }
+}
