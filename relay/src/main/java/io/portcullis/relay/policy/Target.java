@@ -1,17 +1,21 @@
 package io.portcullis.relay.policy;
 
-import java.net.IDN;
+import com.ibm.icu.text.IDNA;
+import com.ibm.icu.text.Normalizer2;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A {@code host:port} in canonical form (SPEC R7), the same for policy entries and requests, so a
  * listed entry matches exactly one spelling.
  *
- * <p>Canonical: a name in lowercase ASCII (after IDNA to ASCII) without a trailing dot; an IPv4
- * literal as a strict dotted quad; an IPv6 literal in RFC 5952 form, written in brackets.
+ * <p>Canonical: a name in lowercase ASCII after UTS #46 nontransitional processing to ASCII
+ * (IDNA2008: {@code faß} is {@code xn--fa-hia}, never {@code fass}), without a trailing dot; an
+ * IPv4 literal as a strict dotted quad; an IPv6 literal in RFC 5952 form, written in brackets.
  *
  * @param host the canonical host, without brackets
  * @param port 1-65535
@@ -26,6 +30,29 @@ public record Target(String host, int port, InetAddress literal) {
     public static final String EXPECTED = "host:port";
 
     private static final int MAX_TEXT = 1024;
+
+    /**
+     * What browsers use (the WHATWG URL standard's domain to ASCII): nontransitional, bidi and
+     * joiner rules checked; STD3 off so that {@code _} stays a name character (the label check
+     * below still allows only letters, digits, {@code -} and {@code _}).
+     */
+    private static final IDNA UTS46 =
+            IDNA.getUTS46Instance(IDNA.NONTRANSITIONAL_TO_ASCII | IDNA.CHECK_BIDI | IDNA.CHECK_CONTEXTJ);
+
+    /** The UTS #46 mapping alone, to find the code points it would delete. */
+    private static final Normalizer2 UTS46_MAPPING = Normalizer2.getInstance(null, "uts46", Normalizer2.Mode.COMPOSE);
+
+    /**
+     * UTS #46 errors the label check below reports in its own words ({@code HYPHEN_3_4} is not
+     * one: like browsers, {@code r3---sn.example} is a valid name).
+     */
+    private static final Set<IDNA.Error> CHECKED_BELOW = EnumSet.of(
+            IDNA.Error.EMPTY_LABEL,
+            IDNA.Error.LABEL_TOO_LONG,
+            IDNA.Error.DOMAIN_NAME_TOO_LONG,
+            IDNA.Error.LEADING_HYPHEN,
+            IDNA.Error.TRAILING_HYPHEN,
+            IDNA.Error.HYPHEN_3_4);
 
     public Target {
         Objects.requireNonNull(host, "host");
@@ -123,7 +150,7 @@ public record Target(String host, int port, InetAddress literal) {
     }
 
     private static String name(String text, String host) {
-        String ascii = plainAscii(host) ? host : idna(text, host);
+        String ascii = idna(text, host);
         if (ascii.endsWith(".")) {
             ascii = ascii.substring(0, ascii.length() - 1);
         }
@@ -150,28 +177,31 @@ public record Target(String host, int port, InetAddress literal) {
         return ascii;
     }
 
-    /** Letters, digits, '-', '_' and '.' only: IDNA would change nothing but case. */
-    private static boolean plainAscii(String host) {
-        for (int i = 0; i < host.length(); i++) {
-            char c = host.charAt(i);
-            if (!((c >= 'a' && c <= 'z')
-                    || (c >= 'A' && c <= 'Z')
-                    || (c >= '0' && c <= '9')
-                    || c == '-'
-                    || c == '_'
-                    || c == '.')) {
-                return false;
-            }
-        }
-        return true;
-    }
-
+    /**
+     * UTS #46 nontransitional to ASCII (R7). Every name goes through it, ASCII ones too, so that an
+     * {@code xn--} label that does not decode to a valid name is refused rather than kept as a
+     * second spelling. A code point the mapping deletes (zero-width space, BOM, soft hyphen) is
+     * refused: one name, one spelling, and no invisible characters in what the log shows.
+     */
     private static String idna(String text, String host) {
-        try {
-            return IDN.toASCII(host, IDN.ALLOW_UNASSIGNED);
-        } catch (IllegalArgumentException e) {
-            throw bad(text, "host:port with a valid internationalised name");
+        for (int i = 0; i < host.length(); ) {
+            int c = host.codePointAt(i);
+            if (c >= 0x80 && UTS46_MAPPING.normalize(Character.toString(c)).isEmpty()) {
+                throw bad(
+                        text,
+                        "host:port with a name without invisible code points (U+" + String.format("%04X", c) + ")");
+            }
+            i += Character.charCount(c);
         }
+        IDNA.Info info = new IDNA.Info();
+        StringBuilder ascii = UTS46.nameToASCII(host, new StringBuilder(host.length() + 8), info);
+        Set<IDNA.Error> errors = EnumSet.noneOf(IDNA.Error.class);
+        errors.addAll(info.getErrors());
+        errors.removeAll(CHECKED_BELOW);
+        if (!errors.isEmpty()) {
+            throw bad(text, "host:port with a valid internationalised name (UTS #46: " + errors + ")");
+        }
+        return ascii.toString();
     }
 
     private static int port(String text) {
