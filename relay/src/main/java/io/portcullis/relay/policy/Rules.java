@@ -171,12 +171,12 @@ public final class Rules {
 
     /** The deny-list refusal of one address, or null. */
     private Verdict.Deny listed(Ip ip) {
-        Cidr block = denyList.match(ip);
+        Cidr block = denyList.matchAsDialed(ip);
         if (block != null) {
             return new Verdict.Deny(DenyCode.DENY_LISTED, ip + " is in " + block);
         }
         Ip.Embedded embedded = ip.embedded();
-        if (embedded != null && (block = denyList.match(embedded.address())) != null) {
+        if (embedded != null && (block = denyList.matchAsDialed(embedded.address())) != null) {
             return new Verdict.Deny(
                     DenyCode.DENY_LISTED,
                     ip + " carries " + embedded.form() + " IPv4 " + embedded.address() + ", in " + block);
