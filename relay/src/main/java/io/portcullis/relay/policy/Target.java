@@ -1,5 +1,7 @@
 package io.portcullis.relay.policy;
 
+import com.ibm.icu.lang.UCharacter;
+import com.ibm.icu.lang.UCharacterCategory;
 import com.ibm.icu.text.IDNA;
 import com.ibm.icu.text.Normalizer2;
 import java.net.Inet4Address;
@@ -187,21 +189,61 @@ public record Target(String host, int port, InetAddress literal) {
         for (int i = 0; i < host.length(); ) {
             int c = host.codePointAt(i);
             if (c >= 0x80 && UTS46_MAPPING.normalize(Character.toString(c)).isEmpty()) {
-                throw bad(
-                        text,
-                        "host:port with a name without invisible code points (U+" + String.format("%04X", c) + ")");
+                throw bad(text, "host:port with a name without invisible code points (" + codePoint(c) + ")");
             }
             i += Character.charCount(c);
         }
         IDNA.Info info = new IDNA.Info();
         StringBuilder ascii = UTS46.nameToASCII(host, new StringBuilder(host.length() + 8), info);
+        refuseErrors(text, info);
+        if (ascii.indexOf("xn--") >= 0) {
+            IDNA.Info back = new IDNA.Info();
+            String unicode = UTS46.nameToUnicode(ascii, new StringBuilder(host.length()), back)
+                    .toString();
+            refuseErrors(text, back);
+            letterDigits(text, unicode);
+        }
+        return ascii.toString();
+    }
+
+    private static void refuseErrors(String text, IDNA.Info info) {
         Set<IDNA.Error> errors = EnumSet.noneOf(IDNA.Error.class);
         errors.addAll(info.getErrors());
         errors.removeAll(CHECKED_BELOW);
         if (!errors.isEmpty()) {
             throw bad(text, "host:port with a valid internationalised name (UTS #46: " + errors + ")");
         }
-        return ascii.toString();
+    }
+
+    /**
+     * IDNA2008's rule (RFC 5892, LetterDigits) that UTS #46 relaxes: beyond ASCII, a name holds
+     * letters, marks and decimal digits only, and the joiners that CONTEXTJ has checked. So
+     * symbols and punctuation ({@code ¿}, the fraction slash U+2044, a BOM read as ISO-8859-1) are
+     * refused, in Unicode and in {@code xn--} spelling alike.
+     */
+    private static void letterDigits(String text, String unicode) {
+        for (int i = 0; i < unicode.length(); ) {
+            int c = unicode.codePointAt(i);
+            if (c >= 0x80 && c != 0x200c && c != 0x200d) {
+                int type = UCharacter.getType(c);
+                boolean letterDigit = type == UCharacterCategory.LOWERCASE_LETTER
+                        || type == UCharacterCategory.UPPERCASE_LETTER
+                        || type == UCharacterCategory.OTHER_LETTER
+                        || type == UCharacterCategory.MODIFIER_LETTER
+                        || type == UCharacterCategory.NON_SPACING_MARK
+                        || type == UCharacterCategory.COMBINING_SPACING_MARK
+                        || type == UCharacterCategory.DECIMAL_DIGIT_NUMBER;
+                if (!letterDigit) {
+                    throw bad(
+                            text, "host:port with a name of letters, marks and digits (IDNA2008), not " + codePoint(c));
+                }
+            }
+            i += Character.charCount(c);
+        }
+    }
+
+    private static String codePoint(int c) {
+        return String.format("U+%04X", c);
     }
 
     private static int port(String text) {

@@ -22,6 +22,9 @@ class TargetTest {
             BÜCHER.example:443              | xn--bcher-kva.example:443
             xn--bcher-kva.example:443       | xn--bcher-kva.example:443
             faß.example:443                 | xn--fa-hia.example:443
+            ñandú.example:443               | xn--and-6ma2c.example:443
+            пример.испытание:443            | xn--e1afmkfd.xn--80akhbyknj4f:443
+            例え.テスト:443                  | xn--r8jz45g.xn--zckzah:443
             FAß.Example.:443                | xn--fa-hia.example:443
             XN--FA-HIA.example:443          | xn--fa-hia.example:443
             fass.example:443                | fass.example:443
@@ -142,6 +145,11 @@ class TargetTest {
                 "a\u2100.example:443", // maps to a/c
                 "a\uD800.example:443", // a lone surrogate
                 "\uFE0Fa.example:443", // a variation selector, deleted by the mapping
+                "\u00BFa.example:443", // punctuation: UTS #46 valid (NV8), IDNA2008 disallowed
+                "xn--a-vda.example:443", // the same, in ACE form
+                "google.com\u2044login.example:443", // fraction slash
+                "\u00EF\u00BB\u00BFexample.com:443", // a UTF-8 BOM read as ISO-8859-1, as the relay reads a head
+                "fa\u00C3\u009F.example:443", // UTF-8 faß read as ISO-8859-1
             })
     void refusedUnderUts46(String text) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Target.parse(text));
