@@ -18,10 +18,9 @@ import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.proxy.ProxyKind;
 import io.portcullis.relay.resolve.NettyResolver;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -49,6 +48,11 @@ import picocli.CommandLine.Spec;
             "  {\"target\", \"verdict\": \"allow\"|\"deny\", \"code\" (deny only), \"addresses\", \"detail\"}",
             "",
             "A target on this host gets the owner check's real answer, as the relay would give it now.",
+            "",
+            "A target is judged exactly as the relay judges the same bytes in a request line, read as ISO-8859-1 "
+                    + "like the relay reads a request head: nothing is trimmed, so write names as clients send "
+                    + "them (xn--). From standard input, one target a line; only the line end (LF or CRLF) is "
+                    + "removed; empty lines and lines starting with # are skipped.",
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:every target is allowed", "1:some target is denied", "2:usage or configuration error"})
@@ -67,7 +71,7 @@ final class CheckCommand implements Callable<Integer> {
     @Parameters(
             paramLabel = "TARGET",
             arity = "0..*",
-            description = "host:port or http://host[:port]; when none, one per line from standard input.")
+            description = "host:port or http://host[:port][/path]; when none, one per line from standard input.")
     List<String> targets = new ArrayList<>();
 
     @Override
@@ -82,7 +86,7 @@ final class CheckCommand implements Callable<Integer> {
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }
-        List<String> input = targets.isEmpty() ? stdin() : targets;
+        List<String> input = targets.isEmpty() ? lines(main.stdin().readAllBytes()) : asRelayReads(targets);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try (NettyResolver resolver = new NettyResolver(group.next(), host.dns());
                 OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), resolver);
@@ -92,12 +96,7 @@ final class CheckCommand implements Callable<Integer> {
             Decider decider = new Decider(new Rules(host), resolver, own, owner);
             boolean denied = false;
             for (String target : input) {
-                Verdict verdict = decider.decide(spawn, request(target))
-                        .completeOnTimeout(
-                                new Verdict.Deny(DenyCode.INTERNAL_ERROR, "no decision in time"),
-                                bound,
-                                TimeUnit.MILLISECONDS)
-                        .join();
+                Verdict verdict = verdict(decider, spawn, target, bound);
                 denied |= verdict instanceof Verdict.Deny;
                 out.println(line(target, verdict));
                 out.flush();
@@ -114,28 +113,61 @@ final class CheckCommand implements Callable<Integer> {
         }
     }
 
-    private List<String> stdin() throws IOException {
+    /**
+     * The targets of standard input (R40): one a line, taken as is, only its terminator ({@code LF}
+     * or {@code CRLF}) removed, so that {@code " a.example:443"} or a BOM is judged, and refused, as
+     * the relay would refuse it in a request line. Empty lines and lines starting with {@code #}
+     * are comments; no target can start with {@code #} (R7 refuses it anywhere).
+     */
+    static List<String> lines(byte[] input) {
         List<String> lines = new ArrayList<>();
-        var reader = new BufferedReader(new InputStreamReader(main.stdin(), StandardCharsets.UTF_8));
-        for (String line; (line = reader.readLine()) != null; ) {
-            if (!line.isBlank()) {
-                lines.add(line.strip());
+        int from = 0;
+        while (from < input.length) {
+            int lf = from;
+            while (lf < input.length && input[lf] != '\n') {
+                lf++;
             }
+            int end = lf < input.length && lf > from && input[lf - 1] == '\r' ? lf - 1 : lf;
+            String line = new String(input, from, end - from, StandardCharsets.ISO_8859_1);
+            if (!line.isEmpty() && line.charAt(0) != '#') {
+                lines.add(line);
+            }
+            from = lf + 1;
         }
         return lines;
     }
 
-    /** {@code http://host[:port]} is a plain HTTP request; anything else is a CONNECT target. */
-    static Request request(String target) {
+    /**
+     * Arguments as the relay would read the same bytes: their UTF-8 bytes taken as ISO-8859-1,
+     * as a request head is read, so an argument and a line of standard input get one verdict.
+     */
+    static List<String> asRelayReads(List<String> arguments) {
+        return arguments.stream()
+                .map(a -> new String(a.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1))
+                .toList();
+    }
+
+    /**
+     * The relay's verdict on {@code target} (R40): {@code http://...} is a plain HTTP request read by
+     * the relay's absolute-URI parser, anything else a CONNECT target.
+     */
+    private static Verdict verdict(Decider decider, SpawnPolicy spawn, String target, long boundMillis) {
+        Request request;
         if (target.regionMatches(true, 0, "http://", 0, 7)) {
-            String authority = target.substring(7);
-            if (authority.endsWith("/")) {
-                authority = authority.substring(0, authority.length() - 1);
+            try {
+                request = ProxyKind.plainHttp(target);
+            } catch (IllegalArgumentException e) {
+                return new Verdict.Deny(DenyCode.BAD_REQUEST, e.getMessage());
             }
-            boolean hasPort = authority.startsWith("[") ? authority.contains("]:") : authority.contains(":");
-            return Request.http(hasPort ? authority : authority + ":80");
+        } else {
+            request = Request.connect(target);
         }
-        return Request.connect(target);
+        return decider.decide(spawn, request)
+                .completeOnTimeout(
+                        new Verdict.Deny(DenyCode.INTERNAL_ERROR, "no decision in time"),
+                        boundMillis,
+                        TimeUnit.MILLISECONDS)
+                .join();
     }
 
     static String line(String target, Verdict verdict) {

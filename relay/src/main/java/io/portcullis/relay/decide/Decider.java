@@ -16,6 +16,7 @@ import io.portcullis.relay.resolve.Resolver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -48,6 +49,11 @@ public final class Decider {
             }
             if (!plan.needsDns()) {
                 return finish(spawn, rules.judge(spawn, plan, plan.literal(), own.get()));
+            }
+            // Refused whatever the name resolves to: no query for it.
+            Optional<Verdict.Deny> unresolved = rules.unresolvedOwnNames(plan, own.get());
+            if (unresolved.isPresent()) {
+                return CompletableFuture.completedFuture(unresolved.get());
             }
             CompletableFuture<Resolution> resolution =
                     resolver.resolve(plan.target().host());

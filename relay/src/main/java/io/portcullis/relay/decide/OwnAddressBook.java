@@ -25,7 +25,10 @@ import java.util.function.Supplier;
  * This host's own addresses, kept current (SPEC R15): every interface address, the configured
  * addresses, and what the configured own names resolve to. Readers get an immutable snapshot;
  * {@link #refresh()} builds the next one. A failed read keeps the last addresses it had, so a
- * passing failure never shrinks the set.
+ * passing failure never shrinks the set. An own name whose last lookup did not resolve (NXDOMAIN,
+ * a timeout, no address) is named in the snapshot until a lookup resolves it: the internet shape
+ * then refuses every target (R15), and the periodic refresh keeps trying. Before the first
+ * refresh every own name counts as unresolved.
  */
 public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseable {
 
@@ -51,6 +54,9 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
     private final Interfaces interfaces;
     private final Resolver resolver;
     private final Map<String, List<InetAddress>> lastByName = new LinkedHashMap<>();
+    /** Guarded by {@code lastByName}. */
+    private final Set<String> unresolved = new HashSet<>();
+
     private volatile List<InetAddress> lastInterfaces = List.of();
     private volatile OwnAddresses current;
     private volatile ScheduledFuture<?> schedule;
@@ -60,7 +66,8 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
         this.names = host.ownNames();
         this.interfaces = interfaces;
         this.resolver = resolver;
-        this.current = new OwnAddresses(Set.copyOf(configured));
+        this.unresolved.addAll(names);
+        this.current = new OwnAddresses(Set.copyOf(configured), Set.copyOf(names));
     }
 
     @Override
@@ -78,9 +85,15 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
         List<CompletableFuture<Void>> lookups = new ArrayList<>();
         for (String name : names) {
             lookups.add(resolver.resolve(name).handle((resolution, failure) -> {
-                if (failure == null && resolution.outcome() == Resolution.Outcome.RESOLVED) {
-                    synchronized (lastByName) {
+                boolean resolved = failure == null
+                        && resolution.outcome() == Resolution.Outcome.RESOLVED
+                        && !resolution.addresses().isEmpty();
+                synchronized (lastByName) {
+                    if (resolved) {
                         lastByName.put(name, resolution.addresses());
+                        unresolved.remove(name);
+                    } else {
+                        unresolved.add(name);
                     }
                 }
                 return null;
@@ -90,10 +103,12 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
                 .handle((ignored, failure) -> {
                     Set<InetAddress> all = new HashSet<>(configured);
                     all.addAll(lastInterfaces);
+                    Set<String> failed;
                     synchronized (lastByName) {
                         lastByName.values().forEach(all::addAll);
+                        failed = Set.copyOf(unresolved);
                     }
-                    OwnAddresses next = new OwnAddresses(all);
+                    OwnAddresses next = new OwnAddresses(all, failed);
                     current = next;
                     return next;
                 });

@@ -2,6 +2,7 @@ package io.portcullis.relay.policy;
 
 import java.net.InetAddress;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * An address block, IPv4 or IPv6, written {@code address/prefix} in canonical form. Host bits must
@@ -46,6 +47,19 @@ public record Cidr(InetAddress network, int prefix) {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(Strings.quote(text) + " (expected: host bits zero)", e);
         }
+    }
+
+    /**
+     * The IPv4 block that a block written in IPv4-mapped form stands for (R14): an IPv4-mapped
+     * address is judged as its IPv4 address, so {@code ::ffff:10.0.0.0/104} is {@code 10.0.0.0/8}.
+     * Empty for an IPv4 block, and for an IPv6 block that is not inside {@code ::ffff:0:0/96}.
+     */
+    Optional<Cidr> mappedIpv4() {
+        Ip net = Ip.of(network);
+        if (net.v4() || prefix < 96 || net.hi() != 0 || (net.lo() >>> 32) != 0xffffL) {
+            return Optional.empty();
+        }
+        return Optional.of(new Cidr(Ip.v4(net.lo()).toInetAddress(), prefix - 96));
     }
 
     Matcher matcher() {

@@ -48,7 +48,10 @@ public enum DenyCode {
     RESPONSE_TOO_LARGE("response-too-large", "the upstream's answer is larger than the limit"),
     HTTP_TIMEOUT("http-timeout", "the request and its answer did not finish in time"),
     CLIENT_CLOSED("client-closed", "the client closed the connection before the relay answered"),
-    RELAY_ERROR("relay-error", "the relay failed while handling the connection");
+    RELAY_ERROR("relay-error", "the relay failed while handling the connection"),
+    OWN_NAMES_UNRESOLVED(
+            "own-names-unresolved",
+            "an own name of this host cannot be resolved, so the internet shape refuses every target");
 
     private final String code;
     private final String sentence;

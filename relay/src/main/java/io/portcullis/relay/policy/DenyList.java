@@ -1,10 +1,17 @@
 package io.portcullis.relay.policy;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
-/** The operator's deny list (SPEC R2): blocks no target may reach, listed ones too. */
+/**
+ * The operator's deny list (SPEC R2): blocks no target may reach, listed ones too.
+ *
+ * <p>IPv4-mapped addresses are IPv4 here (R14): a block written in mapped form
+ * ({@code ::ffff:10.0.0.0/104}) also holds the IPv4 addresses it maps ({@code 10.0.0.0/8}), and an
+ * IPv4-mapped or IPv4-compatible address is matched both as written and as its IPv4 address.
+ */
 public final class DenyList {
 
     /** The cloud metadata addresses, used when the host configuration names no deny list. */
@@ -16,10 +23,23 @@ public final class DenyList {
 
     private final List<Cidr> blocks;
     private final Cidr.Matcher[] matchers;
+    /** For each matcher, the block as the operator wrote it, for the detail line. */
+    private final Cidr[] written;
 
     public DenyList(List<Cidr> blocks) {
         this.blocks = List.copyOf(blocks);
-        this.matchers = this.blocks.stream().map(Cidr::matcher).toArray(Cidr.Matcher[]::new);
+        List<Cidr.Matcher> matchers = new ArrayList<>();
+        List<Cidr> written = new ArrayList<>();
+        for (Cidr block : this.blocks) {
+            matchers.add(block.matcher());
+            written.add(block);
+            block.mappedIpv4().ifPresent(v4 -> {
+                matchers.add(v4.matcher());
+                written.add(block);
+            });
+        }
+        this.matchers = matchers.toArray(Cidr.Matcher[]::new);
+        this.written = written.toArray(Cidr[]::new);
     }
 
     public List<Cidr> blocks() {
@@ -32,9 +52,19 @@ public final class DenyList {
     }
 
     Cidr match(Ip ip) {
+        Cidr block = matchAsDialed(ip);
+        Ip.Embedded embedded = ip.embedded();
+        if (block == null && embedded != null && embedded.same()) {
+            block = matchAsDialed(embedded.address());
+        }
+        return block;
+    }
+
+    /** The first block holding {@code ip} itself, not the IPv4 address it may carry, or null. */
+    Cidr matchAsDialed(Ip ip) {
         for (int i = 0; i < matchers.length; i++) {
             if (matchers[i].matches(ip)) {
-                return blocks.get(i);
+                return written[i];
             }
         }
         return null;

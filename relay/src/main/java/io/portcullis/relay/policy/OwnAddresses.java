@@ -7,7 +7,8 @@ import java.util.Set;
 /**
  * A snapshot of this host's own addresses (SPEC R15): the interface addresses, the configured
  * ones and those the own names resolved to. Loopback ({@code 127.0.0.0/8}, {@code ::1}) and the
- * unspecified addresses always count, whatever the snapshot holds.
+ * unspecified addresses always count, whatever the snapshot holds. It also names the own names
+ * whose last lookup failed: while there is one, the internet shape refuses every target.
  */
 public final class OwnAddresses {
 
@@ -16,8 +17,17 @@ public final class OwnAddresses {
 
     private final Set<Ip> addresses;
     private final Set<InetAddress> shown;
+    private final Set<String> unresolvedNames;
 
+    /** A snapshot in which every own name resolved. */
     public OwnAddresses(Set<? extends InetAddress> addresses) {
+        this(addresses, Set.of());
+    }
+
+    /**
+     * @param unresolvedNames the own names whose last lookup did not resolve (R15)
+     */
+    public OwnAddresses(Set<? extends InetAddress> addresses, Set<String> unresolvedNames) {
         Set<Ip> ips = new HashSet<>();
         for (InetAddress address : addresses) {
             Ip ip = Ip.of(address);
@@ -26,6 +36,12 @@ public final class OwnAddresses {
         }
         this.addresses = Set.copyOf(ips);
         this.shown = Set.copyOf(addresses);
+        this.unresolvedNames = Set.copyOf(unresolvedNames);
+    }
+
+    /** The own names whose last lookup did not resolve; empty when every one did. */
+    public Set<String> unresolvedNames() {
+        return unresolvedNames;
     }
 
     /** The addresses of the snapshot, without the implied loopback and unspecified ones. */
@@ -50,6 +66,6 @@ public final class OwnAddresses {
 
     @Override
     public String toString() {
-        return "OwnAddresses" + shown;
+        return "OwnAddresses" + shown + (unresolvedNames.isEmpty() ? "" : ", unresolved " + unresolvedNames);
     }
 }

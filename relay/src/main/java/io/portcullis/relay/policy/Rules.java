@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The pure decision rules: no I/O, no clock, no logging. A decision runs in up to three steps,
@@ -26,6 +27,9 @@ import java.util.Set;
  *   <li>no entry: plain HTTP and {@code listed} mode stop at {@code not-listed}; the internet shape
  *       needs port 443 ({@code port-not-allowed}) and a name that is not one of this host's own
  *       ({@code own-address}) (R8);
+ *   <li>the internet shape, while an own name of this host cannot be resolved:
+ *       {@code own-names-unresolved} (R15; {@link #unresolvedOwnNames}, before DNS and again in
+ *       {@link #judge});
  *   <li>resolution, once, only when the target could still be allowed (R9; done by the caller);
  *   <li>every address, and any IPv4 address embedded in it: for the internet shape,
  *       {@code not-global-unicast} (R14), then {@code own-address} (R15), then {@code deny-listed};
@@ -128,9 +132,27 @@ public final class Rules {
         return target.host().equals("localhost") ? List.of(LOCALHOST) : List.of();
     }
 
-    /** Step 7: judges every address the target resolved to. */
+    /**
+     * Step 6 (R15): the internet shape refuses every target while an own name is unresolved, since
+     * this host's own addresses are then not all known; listed entries are unaffected.
+     */
+    public Optional<Verdict.Deny> unresolvedOwnNames(Step.Resolve plan, OwnAddresses own) {
+        if (plan.entry() != null || own.unresolvedNames().isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Verdict.Deny(
+                DenyCode.OWN_NAMES_UNRESOLVED,
+                plan.target() + ": this host's own name(s) " + String.join(", ", new TreeSet<>(own.unresolvedNames()))
+                        + " cannot be resolved, so its own addresses are not all known"));
+    }
+
+    /** Step 8: judges every address the target resolved to. */
     public Step judge(SpawnPolicy spawn, Step.Resolve plan, List<InetAddress> addresses, OwnAddresses own) {
         Target target = plan.target();
+        Optional<Verdict.Deny> unresolved = unresolvedOwnNames(plan, own);
+        if (unresolved.isPresent()) {
+            return new Step.Decided(unresolved.get());
+        }
         if (addresses.isEmpty()) {
             return new Step.Decided(new Verdict.Deny(DenyCode.DNS_EMPTY, target.host() + " resolved to no address"));
         }
@@ -171,12 +193,12 @@ public final class Rules {
 
     /** The deny-list refusal of one address, or null. */
     private Verdict.Deny listed(Ip ip) {
-        Cidr block = denyList.match(ip);
+        Cidr block = denyList.matchAsDialed(ip);
         if (block != null) {
             return new Verdict.Deny(DenyCode.DENY_LISTED, ip + " is in " + block);
         }
         Ip.Embedded embedded = ip.embedded();
-        if (embedded != null && (block = denyList.match(embedded.address())) != null) {
+        if (embedded != null && (block = denyList.matchAsDialed(embedded.address())) != null) {
             return new Verdict.Deny(
                     DenyCode.DENY_LISTED,
                     ip + " carries " + embedded.form() + " IPv4 " + embedded.address() + ", in " + block);
@@ -197,7 +219,7 @@ public final class Rules {
     }
 
     /**
-     * Step 8: the owner check's answers, in the order of {@code ask.queries()}. A refusal carries
+     * Step 9: the owner check's answers, in the order of {@code ask.queries()}. A refusal carries
      * the evidence of the answer that refused; an allow carries the evidence of every answer.
      */
     public static Verdict afterOwner(Step.AskOwner ask, List<OwnerAnswer> answers) {

@@ -1,6 +1,5 @@
 package io.portcullis.relay.policy;
 
-import java.net.IDN;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.Locale;
@@ -10,8 +9,9 @@ import java.util.Objects;
  * A {@code host:port} in canonical form (SPEC R7), the same for policy entries and requests, so a
  * listed entry matches exactly one spelling.
  *
- * <p>Canonical: a name in lowercase ASCII (after IDNA to ASCII) without a trailing dot; an IPv4
- * literal as a strict dotted quad; an IPv6 literal in RFC 5952 form, written in brackets.
+ * <p>Canonical: a name in lowercase ASCII after UTS #46 nontransitional processing to ASCII
+ * (IDNA2008: {@code faß} is {@code xn--fa-hia}, never {@code fass}), without a trailing dot; an
+ * IPv4 literal as a strict dotted quad; an IPv6 literal in RFC 5952 form, written in brackets.
  *
  * @param host the canonical host, without brackets
  * @param port 1-65535
@@ -123,7 +123,7 @@ public record Target(String host, int port, InetAddress literal) {
     }
 
     private static String name(String text, String host) {
-        String ascii = plainAscii(host) ? host : idna(text, host);
+        String ascii = Idna.toAscii(text, host);
         if (ascii.endsWith(".")) {
             ascii = ascii.substring(0, ascii.length() - 1);
         }
@@ -150,36 +150,12 @@ public record Target(String host, int port, InetAddress literal) {
         return ascii;
     }
 
-    /** Letters, digits, '-', '_' and '.' only: IDNA would change nothing but case. */
-    private static boolean plainAscii(String host) {
-        for (int i = 0; i < host.length(); i++) {
-            char c = host.charAt(i);
-            if (!((c >= 'a' && c <= 'z')
-                    || (c >= 'A' && c <= 'Z')
-                    || (c >= '0' && c <= '9')
-                    || c == '-'
-                    || c == '_'
-                    || c == '.')) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static String idna(String text, String host) {
-        try {
-            return IDN.toASCII(host, IDN.ALLOW_UNASSIGNED);
-        } catch (IllegalArgumentException e) {
-            throw bad(text, "host:port with a valid internationalised name");
-        }
-    }
-
     private static int port(String text) {
         int value = Literals.decimal(text, 5);
         return value >= 1 && value <= 65535 ? value : -1;
     }
 
-    private static IllegalArgumentException bad(String text, String expected) {
+    static IllegalArgumentException bad(String text, String expected) {
         return new Malformed(Strings.quote(text) + " (expected: " + expected + ")");
     }
 

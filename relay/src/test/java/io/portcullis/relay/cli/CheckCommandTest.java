@@ -20,10 +20,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** {@code portcullis check} in-process, with names answered by a DNS server on loopback. */
 class CheckCommandTest {
@@ -146,7 +150,7 @@ class CheckCommandTest {
     @Test
     void targetsFromStandardInput() throws IOException {
         Run run = run(
-                "nas.lan:8443\n\n  127.0.0.1:" + QUIET_PORT + "  \r\nhttp://nas.lan:8443\n",
+                "nas.lan:8443\n\n127.0.0.1:" + QUIET_PORT + "\r\nhttp://nas.lan:8443\n",
                 "check",
                 "--spawn",
                 spawn("listed"),
@@ -156,7 +160,76 @@ class CheckCommandTest {
         assertEquals(
                 List.of("allow", "deny", "deny"),
                 run.lines().stream().map(l -> l.get("verdict").asText()).toList());
+        assertEquals("owner-none", run.lines().get(1).get("code").asText());
         assertEquals("not-listed", run.lines().get(2).get("code").asText());
+    }
+
+    /**
+     * A dry run gives the relay's verdict for the same bytes (R40): check trimmed whitespace and a
+     * BOM around a line of standard input and allowed it, where the relay refuses the request line.
+     */
+    static Stream<Arguments> standardInputLines() {
+        return Stream.of(
+                Arguments.of("LF", "nas.lan:8443\n", List.of("allow")),
+                Arguments.of("CRLF", "nas.lan:8443\r\n", List.of("allow")),
+                Arguments.of("no line end", "nas.lan:8443", List.of("allow")),
+                Arguments.of("a leading space", " nas.lan:8443\n", List.of("bad-request")),
+                Arguments.of("a trailing space", "nas.lan:8443 \n", List.of("bad-request")),
+                Arguments.of("a tab", "\tnas.lan:8443\n", List.of("bad-request")),
+                Arguments.of("a UTF-8 BOM", "\uFEFFnas.lan:8443\n", List.of("bad-request")),
+                Arguments.of("a no-break space", "nas.lan:8443\u00A0\n", List.of("bad-request")),
+                Arguments.of("CR CR LF", "nas.lan:8443\r\r\n", List.of("bad-request")),
+                Arguments.of("a lone CR", "nas.lan:8443\r", List.of("bad-request")),
+                Arguments.of("a lone CR between two", "nas.lan:8443\rnas.lan:8443\n", List.of("bad-request")),
+                Arguments.of("UTF-8 that clients send as xn--", "faß.lan:8443\n", List.of("bad-request")),
+                Arguments.of("comments and empty lines", "# nas\n\n\r\n#\nnas.lan:8443\n", List.of("allow")),
+                Arguments.of("a space before #", " # nas\n", List.of("bad-request")),
+                Arguments.of("a line of spaces", "   \n", List.of("bad-request")),
+                Arguments.of("plain HTTP with a path", "http://nas.lan:8443/a?b\n", List.of("not-listed")),
+                Arguments.of("plain HTTP with a space", "http://nas.lan:8443/a b\n", List.of("bad-request")));
+    }
+
+    @ParameterizedTest(name = "{0} -> {2}")
+    @MethodSource("standardInputLines")
+    void standardInputIsTakenAsIs(String name, String stdin, List<String> codes) throws IOException {
+        Run run = run(stdin, "check", "--spawn", spawn("listed"), "--host", host());
+        assertEquals(
+                codes,
+                run.lines().stream().map(l -> l.path("code").asText("allow")).toList(),
+                run.out());
+    }
+
+    /** An argument is judged like the same bytes on standard input. */
+    @Test
+    void argumentsAreTakenAsIs() throws IOException {
+        Run run = run("", "check", "--spawn", spawn("listed"), "--host", host(), " nas.lan:8443", "nas.lan:8443");
+        assertEquals(
+                List.of("bad-request", "allow"),
+                run.lines().stream().map(l -> l.path("code").asText("allow")).toList());
+    }
+
+    /** The lines of standard input: only LF or CRLF removed; empty lines and # lines skipped. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("splitLines")
+    void splitsOnLineEndsOnly(String name, byte[] input, List<String> lines) {
+        assertEquals(lines, CheckCommand.lines(input));
+    }
+
+    static Stream<Arguments> splitLines() {
+        return Stream.of(
+                Arguments.of("empty", new byte[0], List.of()),
+                Arguments.of("LF and CRLF", bytes("a:1\nb:2\r\nc:3"), List.of("a:1", "b:2", "c:3")),
+                Arguments.of("CR kept", bytes("a:1\r\r\nb:2\r"), List.of("a:1\r", "b:2\r")),
+                Arguments.of("spaces kept", bytes(" a:1 \n\t\n"), List.of(" a:1 ", "\t")),
+                Arguments.of("comments", bytes("#x\n\n\r\n# y\na:1"), List.of("a:1")),
+                Arguments.of(
+                        "bytes as ISO-8859-1",
+                        new byte[] {(byte) 0xef, (byte) 0xbb, (byte) 0xbf, 'a', ':', '1'},
+                        List.of("\u00ef\u00bb\u00bfa:1")));
+    }
+
+    static byte[] bytes(String ascii) {
+        return ascii.getBytes(StandardCharsets.US_ASCII);
     }
 
     @Test

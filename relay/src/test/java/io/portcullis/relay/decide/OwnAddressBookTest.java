@@ -82,6 +82,17 @@ class OwnAddressBookTest {
         OwnAddresses own = book.refresh().join();
         assertTrue(own.contains(ip("192.0.2.10")));
         assertTrue(own.contains(ip("198.51.100.7")));
+        assertEquals(Set.of("gate.example"), own.unresolvedNames(), "the name counts as unresolved (R15)");
+    }
+
+    @Test
+    void everyOwnNameIsUnresolvedUntilItResolves() throws ConfigException {
+        OwnAddressBook book = book();
+        assertEquals(Set.of("gate.example"), book.get().unresolvedNames(), "before the first refresh");
+        dns.remove("gate.example");
+        assertEquals(Set.of("gate.example"), book.refresh().join().unresolvedNames());
+        dns.put("gate.example", "198.51.100.7");
+        assertEquals(Set.of(), book.refresh().join().unresolvedNames());
     }
 
     @Test

@@ -28,6 +28,17 @@ class CidrTest {
         "fe80::/10, fec0::, false",
         "2001:db8::/64, 2001:db8::ffff:ffff:ffff:ffff, true",
         "2001:db8::/65, 2001:db8::8000:0:0:0, false",
+        "::ffff:10.0.0.0/104, 10.1.2.3, true",
+        "::ffff:10.0.0.0/104, 11.0.0.0, false",
+        "::ffff:10.0.0.0/104, ::ffff:10.1.2.3, true",
+        "::ffff:10.0.0.0/104, ::10.1.2.3, true",
+        "10.0.0.0/8, ::ffff:10.1.2.3, true",
+        "10.0.0.0/8, ::10.1.2.3, true",
+        "10.0.0.0/8, 64:ff9b::a01:203, false",
+        "::ffff:169.254.169.254, 169.254.169.254, true",
+        "::ffff:0:0/96, 255.255.255.255, true",
+        "::10.0.0.0/104, 10.1.2.3, false",
+        "::/0, ::ffff:1.2.3.4, true",
     })
     void contains(String cidr, String address, boolean expected) {
         assertEquals(
@@ -61,5 +72,22 @@ class CidrTest {
     @CsvSource({"10.0.0.0/8, 10.0.0.0/8", "FD00:EC2::254, fd00:ec2::254/128", "1.2.3.4, 1.2.3.4/32"})
     void canonical(String text, String shown) {
         assertEquals(shown, Cidr.parse(text).toString());
+    }
+
+    /** A block in IPv4-mapped form stands for an IPv4 block (R14): ::ffff:10.0.0.0/104 is 10.0.0.0/8. */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+        "::ffff:10.0.0.0/104, 10.0.0.0/8",
+        "::ffff:0:0/96, 0.0.0.0/0",
+        "::ffff:1.2.3.4, 1.2.3.4/32",
+        "::ffff:a9fe:a9fe/128, 169.254.169.254/32",
+        "10.0.0.0/8, none",
+        "::10.0.0.0/104, none",
+        "::fffe:0:0/95, none",
+        "::/0, none",
+        "fd00::/8, none",
+    })
+    void mappedFormIsIpv4(String text, String ipv4) {
+        assertEquals(ipv4, Cidr.parse(text).mappedIpv4().map(Cidr::toString).orElse("none"));
     }
 }

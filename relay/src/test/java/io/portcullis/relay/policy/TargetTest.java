@@ -2,6 +2,7 @@ package io.portcullis.relay.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,6 +21,15 @@ class TargetTest {
             bücher.example:443              | xn--bcher-kva.example:443
             BÜCHER.example:443              | xn--bcher-kva.example:443
             xn--bcher-kva.example:443       | xn--bcher-kva.example:443
+            faß.example:443                 | xn--fa-hia.example:443
+            ñandú.example:443               | xn--and-6ma2c.example:443
+            пример.испытание:443            | xn--e1afmkfd.xn--80akhbyknj4f:443
+            例え.テスト:443                  | xn--r8jz45g.xn--zckzah:443
+            FAß.Example.:443                | xn--fa-hia.example:443
+            XN--FA-HIA.example:443          | xn--fa-hia.example:443
+            fass.example:443                | fass.example:443
+            ａ.example:443                   | a.example:443
+            r3---sn-4g5e.googlevideo.com:443 | r3---sn-4g5e.googlevideo.com:443
             localhost:5000                  | localhost:5000
             LOCALHOST.:5000                 | localhost:5000
             _dmarc.example.com:1            | _dmarc.example.com:1
@@ -120,6 +130,32 @@ class TargetTest {
         assertTrue(e.getMessage().contains("(expected: "), e.getMessage());
     }
 
+    /** Names that IDNA2003 (java.net.IDN) mapped to another host or silently cleaned (R7, UTS #46). */
+    @ParameterizedTest(name = "{0} is refused")
+    @ValueSource(
+            strings = {
+                "fa\u200Bss.example:443", // zero-width space: IDNA2003 made it fass.example
+                "\uFEFFexample.com:443", // a BOM
+                "exa\u00ADmple.com:443", // soft hyphen
+                "a\u200Db.example:443", // zero-width joiner outside its CONTEXTJ context
+                "\u0661\u0031.example:443", // Arabic-Indic digit then a European one: bidi rule
+                "xn--a.example:443", // not valid Punycode
+                "xn--zz.example:443",
+                "xn--ss-.example:443",
+                "a\u2100.example:443", // maps to a/c
+                "a\uD800.example:443", // a lone surrogate
+                "\uFE0Fa.example:443", // a variation selector, deleted by the mapping
+                "\u00BFa.example:443", // punctuation: UTS #46 valid (NV8), IDNA2008 disallowed
+                "xn--a-vda.example:443", // the same, in ACE form
+                "google.com\u2044login.example:443", // fraction slash
+                "\u00EF\u00BB\u00BFexample.com:443", // a UTF-8 BOM read as ISO-8859-1, as the relay reads a head
+                "fa\u00C3\u009F.example:443", // UTF-8 faß read as ISO-8859-1
+            })
+    void refusedUnderUts46(String text) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Target.parse(text));
+        assertTrue(e.getMessage().contains("(expected: "), e.getMessage());
+    }
+
     @ParameterizedTest(name = "a name of {0} bytes -> {1}")
     @CsvSource({"253, true", "254, false"})
     void nameLength(int length, boolean valid) {
@@ -150,9 +186,19 @@ class TargetTest {
         "Example.com.:443, example.COM:443",
         "[2001:db8::0:1]:1, [2001:DB8:0::1]:1",
         "bücher.example:1, XN--BCHER-KVA.example.:1",
+        "faß.example:1, xn--fa-hia.example:1",
+        "Faß.example.:1, XN--FA-HIA.EXAMPLE:1",
     })
     void oneSpellingPerTarget(String a, String b) {
         assertEquals(Target.parse(a), Target.parse(b));
+    }
+
+    /** IDNA2003 folded ß to ss: an entry for one host matched another (R7, IDNA2008). */
+    @ParameterizedTest(name = "{0} and {1} are two targets")
+    @CsvSource({"faß.example:1, fass.example:1", "FAß.example:1, FASS.example:1", "xn--fa-hia.example:1, fass.example:1"
+    })
+    void sharpSIsNotSs(String a, String b) {
+        assertNotEquals(Target.parse(a), Target.parse(b));
     }
 
     @ParameterizedTest(name = "{0}")

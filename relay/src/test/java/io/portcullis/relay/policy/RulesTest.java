@@ -1,0 +1,110 @@
+package io.portcullis.relay.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.config.HostConfigJson;
+import io.portcullis.relay.config.SpawnPolicyJson;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The pure rules on given addresses: no DNS, no owner check. */
+class RulesTest {
+
+    static SpawnPolicy spawn(String network, String entry) throws ConfigException {
+        return SpawnPolicyJson.parse(
+                "spawn",
+                "{\"id\": \"s\", \"network\": \"" + network + "\", \"hosts\": [{\"target\": \"" + entry
+                        + "\", \"scheme\": \"https\"}]}");
+    }
+
+    static HostConfig host(String denyList) throws ConfigException {
+        return HostConfigJson.parse("host", "{\"denyList\": [\"" + denyList + "\"]}");
+    }
+
+    /** The code of the verdict, {@code allow}, or {@code resolve} when the plan still needs DNS. */
+    static String code(Step step) {
+        return switch (step) {
+            case Step.Decided decided ->
+                decided.verdict() instanceof Verdict.Deny deny ? deny.code().code() : "allow";
+            case Step.Resolve resolve -> "resolve";
+            case Step.AskOwner ask -> "ask-owner";
+        };
+    }
+
+    /**
+     * A deny list written in mapped form blocks the IPv4 addresses it maps, and a mapped or
+     * compatible address is matched as its IPv4 address (R14): {@code ::ffff:10.0.0.0/104} did not
+     * block 10.1.2.3.
+     */
+    @ParameterizedTest(name = "{0}: deny {1}, address {2} -> {3}")
+    @CsvSource(delimiter = '|', textBlock = """
+            listed   | ::ffff:10.0.0.0/104     | 10.1.2.3            | deny-listed
+            listed   | 10.0.0.0/8              | 10.1.2.3            | deny-listed
+            listed   | ::ffff:10.0.0.0/104     | ::ffff:10.1.2.3     | deny-listed
+            listed   | 10.0.0.0/8              | ::ffff:10.1.2.3     | deny-listed
+            listed   | 10.0.0.0/8              | ::10.1.2.3          | deny-listed
+            listed   | ::ffff:10.0.0.0/104     | ::10.1.2.3          | deny-listed
+            listed   | ::ffff:10.0.0.0/104     | 11.0.0.1            | allow
+            listed   | ::ffff:10.0.0.0/104     | ::ffff:11.0.0.1     | allow
+            listed   | ::ffff:169.254.169.254  | 169.254.169.254     | deny-listed
+            listed   | ::ffff:0:0/96           | 192.0.2.1           | deny-listed
+            listed   | ::ffff:0:0/96           | 2001:db8::1         | allow
+            listed   | ::10.0.0.0/104          | ::10.1.2.3          | deny-listed
+            internet | ::ffff:93.184.216.0/120 | 93.184.216.34       | deny-listed
+            internet | 93.184.216.0/24         | ::ffff:93.184.216.34 | not-global-unicast
+            internet | ::ffff:93.184.216.0/120 | 93.184.217.34       | allow
+            """)
+    void mappedDenyListEntriesAreIpv4Blocks(String network, String deny, String address, String code)
+            throws ConfigException {
+        // Listed: db.example is the entry; internet: it is not, so the shape judges it.
+        SpawnPolicy spawn = spawn(network, network.equals("listed") ? "db.example:443" : "other.example:443");
+        Rules rules = new Rules(host(deny));
+        Step plan = rules.plan(spawn, Request.connect("db.example:443"));
+        Step judged = rules.judge(spawn, (Step.Resolve) plan, List.of(literal(address)), OwnAddresses.NONE);
+        assertEquals(code, code(judged));
+    }
+
+    /**
+     * Entries and requests share one canonical form under UTS #46 (R7): under IDNA2003 an entry
+     * {@code faß.example} matched {@code fass.example} and refused {@code xn--fa-hia.example}.
+     */
+    @ParameterizedTest(name = "entry {0}, request {1} -> {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            faß.example:443        | xn--fa-hia.example:443   | resolve
+            faß.example:443        | FAß.Example.:443         | resolve
+            faß.example:443        | faß.example:443          | resolve
+            faß.example:443        | fass.example:443         | not-listed
+            xn--fa-hia.example:443 | faß.example:443          | resolve
+            fass.example:443       | faß.example:443          | not-listed
+            fass.example:443       | fa\u200Bss.example:443   | bad-request
+            fass.example:443       | \uFEFFfass.example:443   | bad-request
+            """)
+    void namesUnderUts46(String entry, String request, String code) throws ConfigException {
+        SpawnPolicy spawn = spawn("listed", entry);
+        assertEquals(code, code(new Rules(HostConfig.DEFAULTS).plan(spawn, Request.connect(request))));
+    }
+
+    /** Own addresses treat a mapped address as its IPv4 address, both ways (R14, R15). */
+    @ParameterizedTest(name = "own {0} holds {1} -> {2}")
+    @CsvSource({
+        "203.0.113.7, ::ffff:203.0.113.7, true",
+        "::ffff:203.0.113.7, 203.0.113.7, true",
+        "::ffff:203.0.113.7, ::ffff:203.0.113.7, true",
+        "203.0.113.7, ::203.0.113.7, true",
+        "203.0.113.7, 203.0.113.8, false",
+        "203.0.113.7, ::ffff:203.0.113.8, false",
+        "2001:db8::7, 2001:db8::7, true",
+    })
+    void ownAddressesAreMappedAware(String own, String address, boolean expected) {
+        assertEquals(expected, new OwnAddresses(Set.of(literal(own))).contains(literal(address)));
+    }
+
+    static InetAddress literal(String text) {
+        InetAddress v4 = Literals.ipv4(text);
+        return v4 != null ? v4 : Literals.ipv6(text);
+    }
+}
