@@ -86,6 +86,15 @@ final class OwnerJudge {
                 return deny(refusal.get(), seen);
             }
         }
+        if (listeners.stream().noneMatch(l -> Answering.surely(l, target))) {
+            // V6ONLY unread: judged as off above, and as on here, where nobody answers. Any refusal wins.
+            return deny(
+                    new Refusal(
+                            OwnerCode.NONE,
+                            "only :: listeners whose V6ONLY the /proc fallback cannot read could answer "
+                                    + target.getHostAddress() + " port " + query.port()),
+                    seen);
+        }
         return OwnerAnswer.allow(allowedBecause(query, seen), seen.evidence());
     }
 

@@ -1,11 +1,16 @@
 package io.portcullis.owner;
 
+import io.portcullis.owner.kernel.Answering;
 import java.net.InetAddress;
 import java.util.Objects;
 
 /**
  * One question for the owner check: may add-on {@code addonId} reach {@code address:port} on this
  * host, for an entry that the owner typed or that came from a manifest default?
+ *
+ * @param address an IPv4-mapped or IPv4-compatible IPv6 address is kept as the IPv4 address it
+ *     carries (SPEC R14, R30), so it is judged by the listeners that answer that address, and one
+ *     address has one cache key
  */
 public record OwnerQuery(String addonId, Source source, InetAddress address, int port) {
 
@@ -21,6 +26,7 @@ public record OwnerQuery(String addonId, Source source, InetAddress address, int
         Objects.requireNonNull(addonId, "addonId");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(address, "address");
+        address = Answering.unmapped(address);
         if (addonId.isEmpty()) {
             throw new IllegalArgumentException("addonId: \"\" (expected: a non-empty add-on id)");
         }

@@ -30,7 +30,8 @@ import java.util.Set;
  *   <li>every address, and any IPv4 address embedded in it: for the internet shape,
  *       {@code not-global-unicast} (R14), then {@code own-address} (R15), then {@code deny-listed};
  *       for a listed entry, {@code deny-listed}, then this host's own addresses go to the owner check;
- *       one bad address denies the whole target;
+ *       one bad address denies the whole target; an IPv4-mapped or -compatible address is asked
+ *       about and dialed as its IPv4 address (R14);
  *   <li>the owner check for each own address of a listed entry (R11, R30): any refusal is the answer.
  * </ol>
  */
@@ -142,18 +143,28 @@ public final class Rules {
                 return new Step.Decided(new Verdict.Deny(refusal.code(), target + ": " + refusal.detail(), addresses));
             }
             if (plan.entry() != null && own.contains(ip)) {
-                queries.add(new OwnerQuery(spawn.id(), plan.entry().source(), address, target.port()));
+                queries.add(new OwnerQuery(spawn.id(), plan.entry().source(), dialed(address), target.port()));
             }
         }
         List<InetSocketAddress> dial = new ArrayList<>(addresses.size());
         for (InetAddress address : addresses) {
-            dial.add(new InetSocketAddress(address, target.port()));
+            dial.add(new InetSocketAddress(dialed(address), target.port()));
         }
         String why = plan.entry() == null
                 ? INTERNET_SHAPE
                 : "listed " + plan.entry().scheme().json() + " entry";
         Verdict.Allow allow = new Verdict.Allow(dial, addresses, why);
         return queries.isEmpty() ? new Step.Decided(allow) : new Step.AskOwner(queries, allow);
+    }
+
+    /**
+     * The address dialed for {@code address}: an IPv4-mapped or IPv4-compatible one is its IPv4
+     * address (R14), the one the owner check judged; a dual-stack socket would reach the same place
+     * for a mapped one, but only the IPv4 address is certain to, whatever the host's IPv6 set-up.
+     */
+    static InetAddress dialed(InetAddress address) {
+        Ip.Embedded embedded = Ip.of(address).embedded();
+        return embedded != null && embedded.same() ? embedded.address().toInetAddress() : address;
     }
 
     /** The refusal of one address for the internet shape, or null. */

@@ -324,6 +324,35 @@ class DeciderTest {
                 verdict.toString());
     }
 
+    /**
+     * Regression (issue 9, item 1): a listed {@code [::ffff:127.0.0.1]:P} was asked about, and
+     * dialed, as IPv6; it is asked about and dialed as {@code 127.0.0.1}, by literal or by name.
+     */
+    @ParameterizedTest(name = "{0} -> asked about and dialed as {1}")
+    @CsvSource({
+        "[::ffff:127.0.0.1]:5000, 127.0.0.1",
+        "[::127.0.0.1]:5000,      127.0.0.1",
+        "mapped.lan:5000,         127.0.0.1",
+        "[::1]:5000,              ::1",
+    })
+    void aTargetCarryingIpv4IsAskedAboutAndDialedAsThatIpv4Address(String target, String judged)
+            throws ConfigException {
+        SpawnPolicy spawn = SpawnPolicyJson.parse("spawn", """
+                {"id": "studio", "hosts": [{"target": "%s", "scheme": "tcp"}]}""".formatted(target));
+        Resolver mapped = name -> CompletableFuture.completedFuture(Resolution.resolved(addresses("::ffff:127.0.0.1")));
+        Verdict verdict = new Decider(new Rules(HostConfig.DEFAULTS), mapped, () -> OwnAddresses.NONE, owner)
+                .decide(spawn, Request.connect(target))
+                .join();
+        InetAddress expected = InetAddress.ofLiteral(judged);
+        assertEquals("allow", outcome(verdict), verdict.toString());
+        assertEquals(List.of(expected), asked.stream().map(OwnerQuery::address).toList());
+        assertEquals(expected.getClass(), asked.getFirst().address().getClass());
+        List<InetAddress> dialed = ((Verdict.Allow) verdict)
+                .dial().stream().map(InetSocketAddress::getAddress).toList();
+        assertEquals(List.of(expected), dialed);
+        assertEquals(expected.getClass(), dialed.getFirst().getClass(), "an Inet4Address, not a mapped Inet6Address");
+    }
+
     @Test
     void aFailingOwnerCheckIsARefusal() throws ConfigException {
         SpawnPolicy spawn = SpawnPolicyJson.parse("spawn", SPAWN);
