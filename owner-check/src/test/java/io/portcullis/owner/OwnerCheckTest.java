@@ -97,6 +97,21 @@ class OwnerCheckTest {
                 ask(Source.OWNER, ownNonLoopbackAddress(), freePort()).code());
     }
 
+    /**
+     * Regression (issue 9, item 3): an address in a Docker network that is not this host's own was
+     * judged by the host's wildcard listener while Docker was down; only a container could answer it.
+     */
+    @Test
+    void aContainerNetworkAddressWithDockerDownIsDockerDownWhateverListensOnTheHost() {
+        try (PythonListener l =
+                PythonListener.v4("0.0.0.0").uid(GATEWAY_UID).cwd(elsewhere).start()) {
+            InetAddress container = InetAddress.ofLiteral("172.17.0.2");
+            OwnerAnswer answer = check.check(new OwnerQuery("studio", Source.OWNER, container, l.port(), false))
+                    .join();
+            assertEquals(OwnerCode.DOCKER_DOWN, answer.code(), answer::toString);
+        }
+    }
+
     @Test
     void nothingListening() throws IOException {
         OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, freePort());
