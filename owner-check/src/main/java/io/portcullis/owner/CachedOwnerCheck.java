@@ -3,6 +3,7 @@ package io.portcullis.owner;
 import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
+import io.portcullis.owner.docker.DockerNetworks;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -83,6 +84,11 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failed(e));
         }
+    }
+
+    @Override
+    public DockerNetworks dockerNetworks() {
+        return judge.dockerNetworks();
     }
 
     private OwnerAnswer late() {

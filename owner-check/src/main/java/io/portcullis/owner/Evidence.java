@@ -14,7 +14,16 @@ final class Evidence {
                 : l.address().getHostAddress();
         String family = l.family() == TcpListener.Family.INET ? "inet" : "inet6";
         return new OwnerEvidence.Listener(
-                family, address, l.port(), l.uid(), l.inode(), l.v6Only(), Devices.name(l.ifindex()));
+                family, address, l.port(), l.uid(), l.inode(), v6Only(l), Devices.name(l.ifindex()));
+    }
+
+    /** Null when the reader could not tell (the {@code /proc} fallback). */
+    private static Boolean v6Only(TcpListener l) {
+        return switch (l.v6Only()) {
+            case ON -> true;
+            case OFF -> false;
+            case UNKNOWN -> null;
+        };
     }
 
     static OwnerEvidence.Process process(ProcessInfo p, long inode) {

@@ -1,5 +1,6 @@
 package io.portcullis.owner;
 
+import io.portcullis.owner.docker.DockerNetworks;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -12,6 +13,15 @@ import java.util.concurrent.CompletableFuture;
 public interface OwnerCheck {
 
     CompletableFuture<OwnerAnswer> check(OwnerQuery query);
+
+    /**
+     * Where containers of this host's Docker networks may have addresses, as last known (SPEC R32):
+     * the relay sends a listed address there to {@link #check} even when it is not this host's own.
+     * Never blocks. A check without a Docker view knows none.
+     */
+    default DockerNetworks dockerNetworks() {
+        return DockerNetworks.NONE;
+    }
 
     /** A check that refuses everything with {@link OwnerCode#ERROR}: the fail-closed stand-in. */
     static OwnerCheck failClosed(String why) {

@@ -16,9 +16,12 @@ public record OwnerEvidence(List<Listener> listeners, List<Process> processes, C
         processes = List.copyOf(processes);
     }
 
-    /** A LISTEN socket: family, bound address, port, uid, inode, V6ONLY, bound device (empty: none). */
+    /**
+     * A LISTEN socket: family, bound address, port, uid, inode, V6ONLY (null when the {@code /proc}
+     * fallback could not tell), bound device (empty: none).
+     */
     public record Listener(
-            String family, String address, int port, int uid, long inode, boolean v6Only, String device) {}
+            String family, String address, int port, int uid, long inode, Boolean v6Only, String device) {}
 
     /** A process holding a listener's inode. */
     public record Process(long pid, int uid, List<String> argv, String cwd, String exe, long inode) {

@@ -2,6 +2,7 @@ package io.portcullis.owner;
 
 import io.portcullis.owner.docker.ContainerInfo;
 import io.portcullis.owner.docker.DockerDownException;
+import io.portcullis.owner.docker.DockerNetworks;
 import io.portcullis.owner.kernel.Answering;
 import io.portcullis.owner.kernel.ProcessInfo;
 import io.portcullis.owner.kernel.TcpListener;
@@ -17,9 +18,11 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
- * One owner check, synchronously, in the order of SPEC R30-R34: a container's own address; the
- * listeners that could answer (none: {@code owner-none}); each judged by its uid, the first refusal
- * being the answer. Every failure is a refusal. Blocking: callers run it on the check's executor.
+ * One owner check, synchronously, in the order of SPEC R30-R34: a container's own address (for an
+ * address that is not this host's own, the container alone decides; Docker down is
+ * {@code owner-docker-down}); the listeners that could answer (none: {@code owner-none}); each
+ * judged by its uid, the first refusal being the answer. Every failure is a refusal. Blocking:
+ * callers run it on the check's executor.
  */
 final class OwnerJudge {
     private static final Comparator<TcpListener> ORDER = Comparator.comparing(TcpListener::family)
@@ -47,19 +50,42 @@ final class OwnerJudge {
         }
     }
 
+    DockerNetworks dockerNetworks() {
+        return sources.docker().networks();
+    }
+
     private OwnerAnswer judge(OwnerQuery query, Seen seen) throws Exception {
         InetAddress target = delivered(query.address());
+        boolean hostOwn = query.hostOwn() || target.isLoopbackAddress();
         boolean dockerDown = false;
         if (!target.isLoopbackAddress()) {
             try {
                 Optional<ContainerInfo> own = ownerOf(target);
                 if (own.isPresent()) {
                     seen.container = own.get();
-                    return rules.container(query, own.get())
-                            .map(r -> deny(r, seen))
-                            .orElseGet(() -> OwnerAnswer.allow(allowedBecause(query, seen), seen.evidence()));
+                    Optional<Refusal> refusal = rules.container(query, own.get());
+                    if (refusal.isPresent()) {
+                        return deny(refusal.get(), seen);
+                    }
+                    if (!hostOwn) {
+                        return OwnerAnswer.allow(allowedBecause(query, seen), seen.evidence());
+                    }
+                    // Also this host's own: the host's listeners answer it, so they are judged too (R32).
+                } else if (!hostOwn) {
+                    return OwnerAnswer.allow(
+                            "no running container has " + target.getHostAddress()
+                                    + ", and it is not this host's: the listing decides",
+                            seen.evidence());
                 }
             } catch (DockerDownException e) {
+                if (!hostOwn) {
+                    return deny(
+                            new Refusal(
+                                    OwnerCode.DOCKER_DOWN,
+                                    target.getHostAddress()
+                                            + " is in a Docker network, and Docker cannot say which container has it"),
+                            seen);
+                }
                 dockerDown = true;
             }
         }
@@ -85,6 +111,15 @@ final class OwnerJudge {
             if (refusal.isPresent()) {
                 return deny(refusal.get(), seen);
             }
+        }
+        if (listeners.stream().noneMatch(l -> Answering.surely(l, target))) {
+            // V6ONLY unread: judged as off above, and as on here, where nobody answers. Any refusal wins.
+            return deny(
+                    new Refusal(
+                            OwnerCode.NONE,
+                            "only :: listeners whose V6ONLY the /proc fallback cannot read could answer "
+                                    + target.getHostAddress() + " port " + query.port()),
+                    seen);
         }
         return OwnerAnswer.allow(allowedBecause(query, seen), seen.evidence());
     }

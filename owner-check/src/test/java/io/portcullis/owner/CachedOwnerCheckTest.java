@@ -36,6 +36,7 @@ class CachedOwnerCheckTest {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final Duration SHORT_DEADLINE = Duration.ofMillis(500);
     private static final InetAddress LOOPBACK = OwnerCheckTest.LOOPBACK;
+    private static final InetAddress V6_LOOPBACK = InetAddress.ofLiteral("::1");
     private static final OwnerConfig CONFIG =
             OwnerCheckTest.config(Path.of("/nonexistent-root"), Path.of("/nonexistent.sock"));
     private static final DockerView NO_DOCKER = fresh -> {
@@ -126,15 +127,60 @@ class CachedOwnerCheckTest {
                 PythonListener other = PythonListener.v4("127.0.0.1")
                         .uid(OwnerCheckTest.OTHER_UID)
                         .start()) {
-            OwnerAnswer allowed = check.check(query(Source.OWNER, addon.port())).join();
+            OwnerAnswer allowed = check.check(new OwnerQuery("studio", Source.OWNER, V6_LOOPBACK, addon.port()))
+                    .join();
             assertTrue(allowed.allowed(), allowed::toString);
             assertEquals(addon.pid(), allowed.evidence().processes().getFirst().pid());
+            assertEquals(null, allowed.evidence().listeners().getFirst().v6Only(), "the fallback cannot tell");
             assertEquals(
                     OwnerCode.DEFAULT_USER,
-                    check.check(query(Source.DEFAULT, addon.port())).join().code());
+                    check.check(new OwnerQuery("studio", Source.DEFAULT, V6_LOOPBACK, addon.port()))
+                            .join()
+                            .code());
             assertEquals(
                     OwnerCode.OTHER_USER,
                     check.check(query(Source.OWNER, other.port())).join().code());
+        }
+    }
+
+    /**
+     * The fallback cannot read V6ONLY, so a {@code ::} socket is judged both ways for IPv4: as
+     * dual-stack (it is judged) and as V6ONLY (nobody answers: {@code owner-none}). Any refusal wins.
+     */
+    @Test
+    void theProcFallbackRefusesIpv4WhenOnlyADualStackOfUnreadV6OnlyCouldAnswer() {
+        Path folder = PythonListener.openFolder("owner-fallback");
+        try (ManagedOwnerCheck check =
+                        check(ListenerSource.procNet(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM));
+                PythonListener addon = PythonListener.v6("::")
+                        .uid(OwnerCheckTest.GATEWAY_UID)
+                        .cwd(folder)
+                        .start()) {
+            OwnerAnswer answer = check.check(query(Source.OWNER, addon.port())).join();
+            assertEquals(OwnerCode.NONE, answer.code(), answer::toString);
+            assertEquals(1, answer.evidence().listeners().size());
+        }
+    }
+
+    /** Issue 9, item 1, on the fallback: the other uid's IPv4 socket refuses whatever V6ONLY is. */
+    @Test
+    void theProcFallbackJudgesAMappedTargetByTheIpv4ListenerToo() {
+        Path folder = PythonListener.openFolder("owner-fallback");
+        try (ManagedOwnerCheck check =
+                        check(ListenerSource.procNet(ProcRoot.SYSTEM), ProcessSource.system(ProcRoot.SYSTEM));
+                PythonListener addon = PythonListener.v6("::")
+                        .v6Only()
+                        .uid(OwnerCheckTest.GATEWAY_UID)
+                        .cwd(folder)
+                        .start();
+                PythonListener other = PythonListener.v4("127.0.0.1")
+                        .port(addon.port())
+                        .uid(OwnerCheckTest.OTHER_UID)
+                        .start()) {
+            OwnerAnswer answer = check.check(
+                            new OwnerQuery("studio", Source.OWNER, OwnerCheckTest.mapped(LOOPBACK), other.port()))
+                    .join();
+            assertEquals(OwnerCode.OTHER_USER, answer.code(), answer::toString);
         }
     }
 
@@ -220,7 +266,14 @@ class CachedOwnerCheckTest {
     @Test
     void aProcessGoneMidScanIsARefusal() {
         ListenerSource one = port -> List.of(new TcpListener(
-                TcpListener.Family.INET, LOOPBACK, false, port, OwnerCheckTest.GATEWAY_UID, 42, false, 0));
+                TcpListener.Family.INET,
+                LOOPBACK,
+                false,
+                port,
+                OwnerCheckTest.GATEWAY_UID,
+                42,
+                TcpListener.V6Only.OFF,
+                0));
         try (ManagedOwnerCheck check = check(one, (inodes, uid) -> {
             throw new IOException("process 7 went away mid-scan");
         })) {

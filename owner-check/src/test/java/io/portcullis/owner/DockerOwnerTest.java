@@ -106,9 +106,42 @@ class DockerOwnerTest {
     })
     void aContainersOwnAddress(String name, String expected) {
         DockerWorld.Container c = containers.get(name);
-        OwnerAnswer answer = ask(Source.OWNER, c.address(), 80);
+        // As the relay asks about an address in a Docker network that is not this host's own (R32).
+        OwnerAnswer answer = check.check(new OwnerQuery("studio", Source.OWNER, c.address(), 80, false))
+                .join();
         assertEquals(expected, answer.allowed() ? "allow" : answer.code().code(), answer::toString);
         assertEquals(c.id(), answer.evidence().container().id());
+    }
+
+    /**
+     * Issue 9, item 3, against a real container: its address is in the Docker networks the relay
+     * asks about, and a check whose Docker is down still knows that (from the bridge's interface)
+     * and refuses it {@code owner-docker-down}.
+     */
+    @Test
+    void aContainersAddressIsDockerSpaceAndRefusedWithDockerDown() throws Exception {
+        DockerWorld.Container c = containers.get("own");
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!check.dockerNetworks().contains(c.address()) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(true, check.dockerNetworks().contains(c.address()), check.dockerNetworks()::toString);
+        OwnerConfig dead = new OwnerConfig(
+                OwnerCheckTest.GATEWAY_UID,
+                0,
+                List.of(),
+                List.of(),
+                Set.of("studio"),
+                List.of(),
+                Map.of(),
+                "unix:///nonexistent/docker.sock",
+                Duration.ZERO);
+        try (ManagedOwnerCheck down = OwnerChecks.system(dead, new WallProcesses())) {
+            assertEquals(true, down.dockerNetworks().contains(c.address()), down.dockerNetworks()::toString);
+            OwnerAnswer answer = down.check(new OwnerQuery("studio", Source.OWNER, c.address(), 80, false))
+                    .join();
+            assertEquals(OwnerCode.DOCKER_DOWN, answer.code(), answer::toString);
+        }
     }
 
     @Test

@@ -97,6 +97,21 @@ class OwnerCheckTest {
                 ask(Source.OWNER, ownNonLoopbackAddress(), freePort()).code());
     }
 
+    /**
+     * Regression (issue 9, item 3): an address in a Docker network that is not this host's own was
+     * judged by the host's wildcard listener while Docker was down; only a container could answer it.
+     */
+    @Test
+    void aContainerNetworkAddressWithDockerDownIsDockerDownWhateverListensOnTheHost() {
+        try (PythonListener l =
+                PythonListener.v4("0.0.0.0").uid(GATEWAY_UID).cwd(elsewhere).start()) {
+            InetAddress container = InetAddress.ofLiteral("172.17.0.2");
+            OwnerAnswer answer = check.check(new OwnerQuery("studio", Source.OWNER, container, l.port(), false))
+                    .join();
+            assertEquals(OwnerCode.DOCKER_DOWN, answer.code(), answer::toString);
+        }
+    }
+
     @Test
     void nothingListening() throws IOException {
         OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, freePort());
@@ -226,6 +241,63 @@ class OwnerCheckTest {
         try (PythonListener l = shape.listener.uid(GATEWAY_UID).cwd(elsewhere).start()) {
             OwnerAnswer answer = ask(Source.OWNER, shape.target, l.port());
             assertEquals(shape.answers ? null : OwnerCode.NONE, answer.code(), answer::toString);
+        }
+    }
+
+    /**
+     * Regression (issue 9, item 1): {@code ::ffff:127.0.0.1} was judged as IPv6, by the gateway
+     * user's V6ONLY {@code [::]:P} alone, while the connection lands on another uid's
+     * {@code 127.0.0.1:P}.
+     */
+    @Test
+    void aMappedTargetIsJudgedByTheIpv4ListenerNotAV6OnlyWildcard() {
+        try (PythonListener v6Only = PythonListener.v6("::")
+                        .v6Only()
+                        .uid(GATEWAY_UID)
+                        .cwd(elsewhere)
+                        .start();
+                PythonListener v4 = PythonListener.v4("127.0.0.1")
+                        .port(v6Only.port())
+                        .uid(OTHER_UID)
+                        .start()) {
+            assertEquals(v6Only.port(), v4.port());
+            assertTrue(
+                    ask(Source.OWNER, InetAddress.ofLiteral("::"), v6Only.port())
+                            .allowed(),
+                    "the v6 side");
+            for (InetAddress target : List.of(mapped(LOOPBACK), compatible(LOOPBACK))) {
+                OwnerAnswer answer = ask(Source.OWNER, target, v4.port());
+                assertEquals(OwnerCode.OTHER_USER, answer.code(), answer::toString);
+                assertEquals(
+                        List.of(OTHER_UID),
+                        answer.evidence().listeners().stream()
+                                .map(OwnerEvidence.Listener::uid)
+                                .toList());
+            }
+        }
+    }
+
+    /** {@code ::ffff:a.b.c.d} kept as an IPv6 address, the way the relay's literal parser keeps it. */
+    static InetAddress mapped(InetAddress v4) {
+        byte[] b = new byte[16];
+        b[10] = (byte) 0xff;
+        b[11] = (byte) 0xff;
+        System.arraycopy(v4.getAddress(), 0, b, 12, 4);
+        return v6(b);
+    }
+
+    /** {@code ::a.b.c.d}, IPv4-compatible. */
+    static InetAddress compatible(InetAddress v4) {
+        byte[] b = new byte[16];
+        System.arraycopy(v4.getAddress(), 0, b, 12, 4);
+        return v6(b);
+    }
+
+    private static InetAddress v6(byte[] b) {
+        try {
+            return java.net.Inet6Address.getByAddress(null, b, -1);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
         }
     }
 

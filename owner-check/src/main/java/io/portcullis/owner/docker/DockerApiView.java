@@ -4,6 +4,7 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Event;
 import com.github.dockerjava.api.model.EventType;
+import com.github.dockerjava.api.model.Network;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
@@ -11,6 +12,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -22,6 +24,9 @@ import org.slf4j.LoggerFactory;
  * The Docker view over the Engine API (docker-java, zerodep transport). A container event marks the
  * view stale and the next question re-lists; a periodic re-list and events re-subscription cover a
  * lost stream. Until the first successful list, and after any failed one, Docker counts as down.
+ * The Docker networks ({@link #networks()}) are this host's Docker bridge interfaces, read at once
+ * and on every re-list, the subnets of the last network list (re-listed with the containers and on
+ * every network event), and the addresses of the last container list; all kept while Docker is down.
  */
 public final class DockerApiView implements DockerView, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DockerApiView.class);
@@ -34,6 +39,9 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     private volatile List<ContainerInfo> view = List.of();
     private volatile boolean stale = true;
     private volatile Closeable events;
+    private volatile List<DockerNetworks.Block> bridges;
+    private volatile List<DockerNetworks.Block> subnets = List.of();
+    private volatile DockerNetworks networks;
 
     /** Connects lazily: nothing here fails when Docker is down. */
     public DockerApiView(String endpoint, Duration relistEvery) {
@@ -53,6 +61,8 @@ public final class DockerApiView implements DockerView, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.bridges = BridgeInterfaces.read();
+        this.networks = new DockerNetworks(bridges);
         long every = relistEvery.toMillis();
         timer.scheduleWithFixedDelay(this::refresh, 0, every, TimeUnit.MILLISECONDS);
     }
@@ -69,6 +79,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
                         .map(Containers::info)
                         .toList();
                 view = listed;
+                updateNetworks();
                 return listed;
             } catch (RuntimeException e) {
                 stale = true;
@@ -77,13 +88,53 @@ public final class DockerApiView implements DockerView, AutoCloseable {
         }
     }
 
+    @Override
+    public DockerNetworks networks() {
+        return networks;
+    }
+
     private void refresh() {
+        bridges = BridgeInterfaces.read();
+        updateNetworks();
         try {
             subscribe();
             containers(true);
+            listNetworks();
         } catch (DockerDownException | RuntimeException e) {
             LOG.debug("docker view refresh failed: {}", e.toString());
         }
+    }
+
+    private void listNetworks() {
+        List<String> cidrs = new ArrayList<>();
+        for (Network network : client.listNetworksCmd().exec()) {
+            if (network.getIpam() == null || network.getIpam().getConfig() == null) {
+                continue;
+            }
+            for (Network.Ipam.Config config : network.getIpam().getConfig()) {
+                if (config != null && config.getSubnet() != null) {
+                    cidrs.add(config.getSubnet());
+                }
+            }
+        }
+        subnets = DockerNetworks.subnets(cidrs);
+        updateNetworks();
+    }
+
+    private void refreshNetworks() {
+        try {
+            listNetworks();
+        } catch (RuntimeException e) {
+            LOG.debug("docker network list failed: {}", e.toString());
+        }
+    }
+
+    private synchronized void updateNetworks() {
+        List<DockerNetworks.Block> addresses = new ArrayList<>();
+        for (ContainerInfo c : view) {
+            c.addresses().forEach(a -> addresses.add(DockerNetworks.Block.of(a)));
+        }
+        networks = new DockerNetworks(bridges).with(subnets).with(addresses);
     }
 
     private void subscribe() {
@@ -94,6 +145,9 @@ public final class DockerApiView implements DockerView, AutoCloseable {
             @Override
             public void onNext(Event event) {
                 stale = true;
+                if (event.getType() == EventType.NETWORK) {
+                    timer.execute(DockerApiView.this::refreshNetworks);
+                }
             }
 
             @Override
@@ -109,7 +163,9 @@ public final class DockerApiView implements DockerView, AutoCloseable {
         // Set before exec: a stream that fails at once calls lost() after this, not before.
         events = stream;
         try {
-            client.eventsCmd().withEventTypeFilter(EventType.CONTAINER).exec(stream);
+            client.eventsCmd()
+                    .withEventTypeFilter(EventType.CONTAINER, EventType.NETWORK)
+                    .exec(stream);
         } catch (RuntimeException e) {
             lost();
             throw e;

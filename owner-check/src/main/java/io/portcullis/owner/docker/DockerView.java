@@ -11,4 +11,12 @@ public interface DockerView {
      * @throws DockerDownException when Docker does not answer
      */
     List<ContainerInfo> containers(boolean fresh) throws DockerDownException;
+
+    /**
+     * Where containers may have addresses, as last known: never waits for Docker, and is kept when
+     * Docker goes down. A view that knows no network says {@link DockerNetworks#NONE}.
+     */
+    default DockerNetworks networks() {
+        return DockerNetworks.NONE;
+    }
 }

@@ -110,7 +110,7 @@ final class InetDiag {
         int ifindex = m.getInt(40);
         int uid = m.getInt(64);
         long inode = Integer.toUnsignedLong(m.getInt(68));
-        boolean v6Only = v6Only(m);
+        TcpListener.V6Only v6Only = family == AF_INET ? TcpListener.V6Only.OFF : v6Only(m);
         return Addresses.listener(
                 family == AF_INET ? TcpListener.Family.INET : TcpListener.Family.INET6,
                 raw,
@@ -121,20 +121,25 @@ final class InetDiag {
                 ifindex);
     }
 
-    private static boolean v6Only(ByteBuffer m) {
+    /**
+     * The INET_DIAG_SKV6ONLY attribute of an INET6 socket. The kernel always sends it; when it is
+     * missing or the attributes are malformed, V6ONLY is unknown, and the judge then counts both
+     * ways (a missing attribute once read as "dual-stack" let a V6ONLY {@code ::} answer IPv4).
+     */
+    private static TcpListener.V6Only v6Only(ByteBuffer m) {
         int at = DIAG_MSG_LEN;
         while (at + 4 <= m.limit()) {
             int length = Short.toUnsignedInt(m.getShort(at));
             int type = m.getShort(at + 2) & 0x7fff;
             if (length < 4) {
-                return false;
+                return TcpListener.V6Only.UNKNOWN;
             }
             if (type == INET_DIAG_SKV6ONLY && length >= 5 && at + 5 <= m.limit()) {
-                return m.get(at + 4) != 0;
+                return m.get(at + 4) != 0 ? TcpListener.V6Only.ON : TcpListener.V6Only.OFF;
             }
             at += align(length);
         }
-        return false;
+        return TcpListener.V6Only.UNKNOWN;
     }
 
     private static int align(int length) {
@@ -146,7 +151,13 @@ final class InetDiag {
         private Addresses() {}
 
         static TcpListener listener(
-                TcpListener.Family family, byte[] raw, int port, int uid, long inode, boolean v6Only, int ifindex)
+                TcpListener.Family family,
+                byte[] raw,
+                int port,
+                int uid,
+                long inode,
+                TcpListener.V6Only v6Only,
+                int ifindex)
                 throws IOException {
             try {
                 boolean mapped = raw.length == 16 && isMapped(raw);

@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * The fallback listener source: {@code net/tcp} and {@code net/tcp6} under a proc root. These tables
- * show neither V6ONLY nor the bound device, so a {@code ::} listener counts as dual-stack and every
- * listener as unbound: more listeners are judged, never fewer.
+ * show neither V6ONLY nor the bound device: an INET6 listener's V6ONLY is {@link TcpListener.V6Only#UNKNOWN}
+ * (the judge counts it both ways) and every listener counts as unbound, so more listeners are
+ * judged, never fewer.
  */
 final class ProcNetTcp implements ListenerSource {
     private static final String LISTEN = "0A";
@@ -59,7 +60,9 @@ final class ProcNetTcp implements ListenerSource {
             int port = Integer.parseInt(f[1].substring(colon + 1), 16);
             int uid = Integer.parseInt(f[7]);
             long inode = Long.parseLong(f[9]);
-            return InetDiag.Addresses.listener(family, raw, port, uid, inode, false, 0);
+            TcpListener.V6Only v6Only =
+                    family == TcpListener.Family.INET ? TcpListener.V6Only.OFF : TcpListener.V6Only.UNKNOWN;
+            return InetDiag.Addresses.listener(family, raw, port, uid, inode, v6Only, 0);
         } catch (RuntimeException e) {
             throw new IOException("tcp table line " + line + ": " + e.getMessage(), e);
         }

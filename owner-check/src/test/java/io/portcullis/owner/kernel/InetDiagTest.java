@@ -41,8 +41,33 @@ class InetDiagTest {
         assertTrue(InetDiag.parse(answer, SEQ, 8080, found));
         assertEquals(
                 List.of(new TcpListener(
-                        TcpListener.Family.INET6, InetAddress.ofLiteral("::1"), false, 8080, 4100, 99, true, 1)),
+                        TcpListener.Family.INET6,
+                        InetAddress.ofLiteral("::1"),
+                        false,
+                        8080,
+                        4100,
+                        99,
+                        TcpListener.V6Only.ON,
+                        1)),
                 found);
+    }
+
+    /** Regression: a missing attribute was read as V6ONLY off, so such a :: answered IPv4 for sure. */
+    @Test
+    void anInet6ListenerWithoutTheV6OnlyAttributeIsUnknown() throws IOException {
+        ByteBuffer withAttribute = message(10, "::", 8080, 0, 7, 0, true);
+        ByteBuffer without = ByteBuffer.allocate(16 + 72).order(ByteOrder.nativeOrder());
+        without.put(withAttribute.flip().limit(16 + 72)).putInt(0, 16 + 72);
+        List<TcpListener> found = new ArrayList<>();
+        assertTrue(InetDiag.parse(datagram(without, done()), SEQ, 8080, found));
+        assertEquals(TcpListener.V6Only.UNKNOWN, found.getFirst().v6Only());
+    }
+
+    @Test
+    void anInetListenerIsNeverV6Only() throws IOException {
+        List<TcpListener> found = new ArrayList<>();
+        assertTrue(InetDiag.parse(datagram(message(2, "0.0.0.0", 8080, 0, 8, 0, false), done()), SEQ, 8080, found));
+        assertEquals(TcpListener.V6Only.OFF, found.getFirst().v6Only());
     }
 
     @Test

@@ -30,7 +30,14 @@ class ProcNetTcpTest {
         List<TcpListener> found = tables.listening(port);
         assertEquals(
                 List.of(new TcpListener(
-                        family, java.net.InetAddress.ofLiteral(address), mapped, port, uid, inode, false, 0)),
+                        family,
+                        java.net.InetAddress.ofLiteral(address),
+                        mapped,
+                        port,
+                        uid,
+                        inode,
+                        family == TcpListener.Family.INET ? TcpListener.V6Only.OFF : TcpListener.V6Only.UNKNOWN,
+                        0)),
                 found);
     }
 

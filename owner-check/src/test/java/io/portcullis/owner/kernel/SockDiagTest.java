@@ -72,7 +72,8 @@ class SockDiagTest {
             assertEquals(family, l.family());
             assertEquals(InetAddress.ofLiteral(address), l.address());
             assertEquals(mapped, l.mapped());
-            assertEquals(v6Only, l.v6Only());
+            TcpListener.V6Only expected = v6Only ? TcpListener.V6Only.ON : TcpListener.V6Only.OFF;
+            assertEquals(expected, l.v6Only(), "sock_diag reads V6ONLY (INET_DIAG_SKV6ONLY)");
             assertEquals(0, l.ifindex());
             assertEquals(name.equals("another uid") ? OTHER_UID : 0, l.uid());
             assertTrue(l.inode() > 0);

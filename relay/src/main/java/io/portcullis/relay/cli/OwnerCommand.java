@@ -4,20 +4,26 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerAnswer;
+import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.OwnerCode;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.owner.WallProcesses;
+import io.portcullis.relay.decide.OwnAddressBook;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.net.SocketException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -108,6 +114,24 @@ final class OwnerCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * As the relay asks (R11, R32): an address in a Docker network that is not this host's own
+     * (an interface or configured address) is a container's question only. Anything else is asked
+     * as this host's own, as before; the relay asks about nothing else.
+     */
+    private static boolean hostOwn(HostConfig host, InetAddress address, OwnerCheck owner) {
+        if (!owner.dockerNetworks().contains(address)) {
+            return true;
+        }
+        Set<InetAddress> own = new HashSet<>(host.ownAddresses());
+        try {
+            own.addAll(OwnAddressBook.Interfaces.jdk().addresses());
+        } catch (SocketException e) {
+            return true;
+        }
+        return new OwnAddresses(own).contains(address);
+    }
+
     private static Target parse(String text, List<String> problems) {
         try {
             Target parsed = Target.parse(text);
@@ -131,9 +155,13 @@ final class OwnerCommand implements Callable<Integer> {
             }
         }
         InetAddress address = parsed.isName() ? LOCALHOST : parsed.literal();
-        OwnerQuery query = new OwnerQuery(
-                addon, manifestDefault ? OwnerQuery.Source.DEFAULT : OwnerQuery.Source.OWNER, address, parsed.port());
         try (ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf())) {
+            OwnerQuery query = new OwnerQuery(
+                    addon,
+                    manifestDefault ? OwnerQuery.Source.DEFAULT : OwnerQuery.Source.OWNER,
+                    address,
+                    parsed.port(),
+                    hostOwn(host, address, owner));
             return Outcome.of(owner.check(query)
                     .completeOnTimeout(
                             OwnerAnswer.deny(

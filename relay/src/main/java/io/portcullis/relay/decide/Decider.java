@@ -22,7 +22,8 @@ import java.util.function.Supplier;
 
 /**
  * Decides one connection: the pure {@link Rules} in their order, one resolution when the target
- * could still be allowed, and the owner check for addresses on this host. The future never
+ * could still be allowed, and the owner check for addresses on this host and in its Docker networks
+ * (as the owner check last knew them, read once per decision). The future never
  * completes exceptionally: any failure is a refusal (fail closed).
  */
 public final class Decider {
@@ -48,7 +49,7 @@ public final class Decider {
                 return finish(spawn, step);
             }
             if (!plan.needsDns()) {
-                return finish(spawn, rules.judge(spawn, plan, plan.literal(), own.get()));
+                return finish(spawn, rules.judge(spawn, plan, plan.literal(), own.get(), owner.dockerNetworks()));
             }
             // Refused whatever the name resolves to: no query for it.
             Optional<Verdict.Deny> unresolved = rules.unresolvedOwnNames(plan, own.get());
@@ -77,7 +78,7 @@ public final class Decider {
         if (failure != null) {
             return CompletableFuture.completedFuture(new Verdict.Deny(failure, resolution.detail()));
         }
-        return finish(spawn, rules.judge(spawn, plan, resolution.addresses(), own.get()));
+        return finish(spawn, rules.judge(spawn, plan, resolution.addresses(), own.get(), owner.dockerNetworks()));
     }
 
     private CompletableFuture<Verdict> finish(SpawnPolicy spawn, Step step) {

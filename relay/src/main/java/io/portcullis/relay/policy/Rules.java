@@ -3,6 +3,7 @@ package io.portcullis.relay.policy;
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
+import io.portcullis.owner.docker.DockerNetworks;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -34,8 +35,10 @@ import java.util.TreeSet;
  *   <li>every address, and any IPv4 address embedded in it: for the internet shape,
  *       {@code not-global-unicast} (R14), then {@code own-address} (R15), then {@code deny-listed};
  *       for a listed entry, {@code deny-listed}, then this host's own addresses go to the owner check;
- *       one bad address denies the whole target;
- *   <li>the owner check for each own address of a listed entry (R11, R30): any refusal is the answer.
+ *       one bad address denies the whole target; an IPv4-mapped or -compatible address is asked
+ *       about and dialed as its IPv4 address (R14);
+ *   <li>the owner check for each own address of a listed entry (R11, R30), and for each address in
+ *       a Docker network of this host, listed or not (R32): any refusal is the answer.
  * </ol>
  */
 public final class Rules {
@@ -146,8 +149,23 @@ public final class Rules {
                         + " cannot be resolved, so its own addresses are not all known"));
     }
 
-    /** Step 8: judges every address the target resolved to. */
+    /** Step 8 on a host that knows no Docker network. */
     public Step judge(SpawnPolicy spawn, Step.Resolve plan, List<InetAddress> addresses, OwnAddresses own) {
+        return judge(spawn, plan, addresses, own, DockerNetworks.NONE);
+    }
+
+    /**
+     * Step 8: judges every address the target resolved to.
+     *
+     * @param docker where containers may have addresses: such an address goes to the owner check
+     *     even when it is not this host's own (R32), listed or not
+     */
+    public Step judge(
+            SpawnPolicy spawn,
+            Step.Resolve plan,
+            List<InetAddress> addresses,
+            OwnAddresses own,
+            DockerNetworks docker) {
         Target target = plan.target();
         Optional<Verdict.Deny> unresolved = unresolvedOwnNames(plan, own);
         if (unresolved.isPresent()) {
@@ -163,19 +181,50 @@ public final class Rules {
             if (refusal != null) {
                 return new Step.Decided(new Verdict.Deny(refusal.code(), target + ": " + refusal.detail(), addresses));
             }
-            if (plan.entry() != null && own.contains(ip)) {
-                queries.add(new OwnerQuery(spawn.id(), plan.entry().source(), address, target.port()));
+            OwnerQuery query = ownerQuery(spawn, plan, dialed(address), own.contains(ip), docker);
+            if (query != null) {
+                queries.add(query);
             }
         }
         List<InetSocketAddress> dial = new ArrayList<>(addresses.size());
         for (InetAddress address : addresses) {
-            dial.add(new InetSocketAddress(address, target.port()));
+            dial.add(new InetSocketAddress(dialed(address), target.port()));
         }
         String why = plan.entry() == null
                 ? INTERNET_SHAPE
                 : "listed " + plan.entry().scheme().json() + " entry";
         Verdict.Allow allow = new Verdict.Allow(dial, addresses, why);
         return queries.isEmpty() ? new Step.Decided(allow) : new Step.AskOwner(queries, allow);
+    }
+
+    /**
+     * The owner check's question about one address that passed, or null when none is asked: for a
+     * listed entry, an own address (R11) with the entry's source; for a listed entry or the internet
+     * shape, an address in a Docker network (R32), which is not this host's own, so only a
+     * container can answer it. An unlisted target has no entry; it is asked as a manifest default
+     * would be, the narrowest source: only this add-on's own compose project may answer.
+     */
+    private static OwnerQuery ownerQuery(
+            SpawnPolicy spawn, Step.Resolve plan, InetAddress address, boolean hostOwn, DockerNetworks docker) {
+        OwnerQuery.Source source =
+                plan.entry() == null ? OwnerQuery.Source.DEFAULT : plan.entry().source();
+        if (plan.entry() != null && hostOwn) {
+            return new OwnerQuery(spawn.id(), source, address, plan.target().port(), true);
+        }
+        if (!hostOwn && docker.contains(address)) {
+            return new OwnerQuery(spawn.id(), source, address, plan.target().port(), false);
+        }
+        return null;
+    }
+
+    /**
+     * The address dialed for {@code address}: an IPv4-mapped or IPv4-compatible one is its IPv4
+     * address (R14), the one the owner check judged; a dual-stack socket would reach the same place
+     * for a mapped one, but only the IPv4 address is certain to, whatever the host's IPv6 set-up.
+     */
+    static InetAddress dialed(InetAddress address) {
+        Ip.Embedded embedded = Ip.of(address).embedded();
+        return embedded != null && embedded.same() ? embedded.address().toInetAddress() : address;
     }
 
     /** The refusal of one address for the internet shape, or null. */

@@ -8,6 +8,7 @@ import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerCode;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
+import io.portcullis.owner.docker.DockerNetworks;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
@@ -322,6 +323,87 @@ class DeciderTest {
                         .map(OwnerEvidence.Listener::address)
                         .toList(),
                 verdict.toString());
+    }
+
+    /**
+     * Regression (issue 9, item 1): a listed {@code [::ffff:127.0.0.1]:P} was asked about, and
+     * dialed, as IPv6; it is asked about and dialed as {@code 127.0.0.1}, by literal or by name.
+     */
+    @ParameterizedTest(name = "{0} -> asked about and dialed as {1}")
+    @CsvSource({
+        "[::ffff:127.0.0.1]:5000, 127.0.0.1",
+        "[::127.0.0.1]:5000,      127.0.0.1",
+        "mapped.lan:5000,         127.0.0.1",
+        "[::1]:5000,              ::1",
+    })
+    void aTargetCarryingIpv4IsAskedAboutAndDialedAsThatIpv4Address(String target, String judged)
+            throws ConfigException {
+        SpawnPolicy spawn = SpawnPolicyJson.parse("spawn", """
+                {"id": "studio", "hosts": [{"target": "%s", "scheme": "tcp"}]}""".formatted(target));
+        Resolver mapped = name -> CompletableFuture.completedFuture(Resolution.resolved(addresses("::ffff:127.0.0.1")));
+        Verdict verdict = new Decider(new Rules(HostConfig.DEFAULTS), mapped, () -> OwnAddresses.NONE, owner)
+                .decide(spawn, Request.connect(target))
+                .join();
+        InetAddress expected = InetAddress.ofLiteral(judged);
+        assertEquals("allow", outcome(verdict), verdict.toString());
+        assertEquals(List.of(expected), asked.stream().map(OwnerQuery::address).toList());
+        assertEquals(expected.getClass(), asked.getFirst().address().getClass());
+        List<InetAddress> dialed = ((Verdict.Allow) verdict)
+                .dial().stream().map(InetSocketAddress::getAddress).toList();
+        assertEquals(List.of(expected), dialed);
+        assertEquals(expected.getClass(), dialed.getFirst().getClass(), "an Inet4Address, not a mapped Inet6Address");
+    }
+
+    /**
+     * Regression (issue 9, item 3): a listed container address on a Docker network (not this
+     * host's own) never reached the owner check, so it was allowed with Docker down. It is asked
+     * about as a container's question, listed or on the internet shape (as a default: the
+     * narrowest source); an address outside every Docker network is not.
+     */
+    @ParameterizedTest(name = "{0} {1} -> {2}, asked {3}")
+    @CsvSource(delimiter = '|', textBlock = """
+            listed   | 172.17.0.2:80           | owner-docker-down | 172.17.0.2 OWNER false
+            listed   | [::ffff:172.17.0.2]:80  | owner-docker-down | 172.17.0.2 OWNER false
+            listed   | docker.lan:80           | owner-docker-down | 172.17.0.2 OWNER false
+            listed   | 10.1.2.3:80             | allow             | none
+            internet | [2a01:4f8:d0c::5]:443   | owner-docker-down | 2a01:4f8:d0c::5 DEFAULT false
+            internet | [2606:2800:220:1::1]:443 | allow            | none
+            """)
+    void anAddressInADockerNetworkGoesToTheOwnerCheck(String mode, String target, String expected, String query)
+            throws ConfigException {
+        String hosts = mode.equals("listed") ? "{\"target\": \"%s\", \"scheme\": \"tcp\"}".formatted(target) : "";
+        SpawnPolicy spawn = SpawnPolicyJson.parse(
+                "spawn",
+                "{\"id\": \"studio\", \"network\": \"%s\", \"hosts\": [%s]}"
+                        .formatted(mode.equals("listed") ? "listed" : "internet", hosts));
+        DockerNetworks networks = new DockerNetworks(
+                List.of(DockerNetworks.Block.parse("172.17.0.0/16"), DockerNetworks.Block.parse("2a01:4f8:d0c::/64")));
+        OwnerCheck dockerDown = new OwnerCheck() {
+            @Override
+            public CompletableFuture<OwnerAnswer> check(OwnerQuery q) {
+                asked.add(q);
+                return CompletableFuture.completedFuture(
+                        OwnerAnswer.deny(OwnerCode.DOCKER_DOWN, "docker: down", OwnerEvidence.NONE));
+            }
+
+            @Override
+            public DockerNetworks dockerNetworks() {
+                return networks;
+            }
+        };
+        Resolver docker = name -> CompletableFuture.completedFuture(Resolution.resolved(addresses("172.17.0.2")));
+        Verdict verdict = new Decider(new Rules(HostConfig.DEFAULTS), docker, () -> OwnAddresses.NONE, dockerDown)
+                .decide(spawn, Request.connect(target))
+                .join();
+        assertEquals(expected, outcome(verdict), verdict.toString());
+        assertEquals(
+                query,
+                asked.isEmpty()
+                        ? "none"
+                        : asked.stream()
+                                .map(q -> Target.text(q.address()) + " " + q.source() + " " + q.hostOwn())
+                                .reduce((a, b) -> a + ", " + b)
+                                .orElseThrow());
     }
 
     @Test
