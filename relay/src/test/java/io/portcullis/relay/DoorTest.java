@@ -110,8 +110,8 @@ class DoorTest {
 
         assertEquals("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Origin: yes\r\nConnection: close\r\n\r\nstate", answer);
         assertEquals(
-                List.of(
-                        "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nAccept: */*\r\nConnection: close\r\n\r\n"),
+                List.of("GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:" + gateway.port()
+                        + "\r\nAccept: */*\r\nConnection: close\r\n\r\n"),
                 gateway.received());
         Decision decision = nextDecision();
         assertEquals("allow", decision.verdict());

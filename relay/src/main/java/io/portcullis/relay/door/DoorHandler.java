@@ -45,7 +45,7 @@ final class DoorHandler extends SimpleChannelInboundHandler<Head> {
             refuse(client, DenyCode.MODE_NONE);
             return;
         }
-        switch (DoorRequest.judge(head.head(), door, token, kind.bodyLimit())) {
+        switch (DoorRequest.judge(head.head(), door, token, kind.bodyLimit(), kind.gatewayPort())) {
             case DoorRequest.Refused refused -> refuse(client, refused.code());
             case DoorRequest.Forward forward -> {
                 record.target("door:" + door.port() + " " + forward.route().method() + " "
