@@ -79,6 +79,10 @@ class ProxyKindTest {
                 "CONNECT a.example:443 HTTP/1.1 x\\r\\n\\r\\n                        | 400 Bad Request | Portcullis-Deny: bad-request",
                 "\\r\\n\\r\\n                                                        | 400 Bad Request | Portcullis-Deny: bad-request",
                 "CONNECT a.example:443 HTTP/1.1\\r\\nHost: a.example:443\\r\\nHost: a.example:443\\r\\n\\r\\n | 400 Bad Request | Portcullis-Deny: bad-request",
+                // HTTP/0.9 and other request lines that no blank line follows: refused as the line ends.
+                "GET /kiosk/state\\r\\n                                              | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443\\r\\n                                         | 400 Bad Request | Portcullis-Deny: bad-request",
+                "GET http://printer.lan/ HTTP/1.1 \\r\\n                               | 400 Bad Request | Portcullis-Deny: bad-request",
                 "CONNECT a.example:443 HTTP/1.1\\r\\nHost: a.example:443\\r\\nhost: b.example:443\\r\\n\\r\\n | 400 Bad Request | Portcullis-Deny: bad-request",
                 "CONNECT a.example:443 HTTP/1.0\\r\\nHost: a.example:443\\r\\nHost: a.example:443\\r\\n\\r\\n | 400 Bad Request | Portcullis-Deny: bad-request",
             })
