@@ -48,7 +48,8 @@ public enum DenyCode {
     RESPONSE_TOO_LARGE("response-too-large", "the upstream's answer is larger than the limit"),
     HTTP_TIMEOUT("http-timeout", "the request and its answer did not finish in time"),
     CLIENT_CLOSED("client-closed", "the client closed the connection before the relay answered"),
-    RELAY_ERROR("relay-error", "the relay failed while handling the connection");
+    RELAY_ERROR("relay-error", "the relay failed while handling the connection"),
+    DOOR_GATEWAY("door-gateway", "the gateway's port is not held by a process of the gateway's uid");
 
     private final String code;
     private final String sentence;
