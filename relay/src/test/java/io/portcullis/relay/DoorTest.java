@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.portcullis.owner.OwnerAnswer;
+import io.portcullis.owner.OwnerCode;
 import io.portcullis.owner.OwnerConfig;
+import io.portcullis.owner.OwnerEvidence;
+import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.HostConfig;
@@ -18,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -35,6 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class DoorTest {
     private static final int DOOR = 3001;
+    private static final int GATEWAY_UID = 1000;
     private static final String ROUTES = """
             [{"method": "GET", "path": "/kiosk/state"}, {"method": "POST", "path": "/kiosk/say"}]""";
 
@@ -53,7 +59,7 @@ class DoorTest {
         gateway = RecordingOrigin.gateway("state");
         OwnerConfig d = OwnerConfig.DEFAULTS;
         OwnerConfig owner = new OwnerConfig(
-                d.gatewayUid(),
+                GATEWAY_UID,
                 gateway.port(),
                 List.of(),
                 List.of(),
@@ -67,10 +73,29 @@ class DoorTest {
         relay = Relay.builder(HostConfig.DEFAULTS.withOwner(owner).withLimits(limits))
                 .directory(parent)
                 .decisions(decisions::add)
+                .ownerCheck(DoorTest::gatewayHoldsThePort)
                 .start();
         spawn = open("studio", "listed");
         token = Files.readString(spawn.tokenFile().orElseThrow());
     }
+
+    /**
+     * The gateway here is a server in this JVM; the owner check says what the host's would for the
+     * gateway's own process: {@code owner-gateway}, with the gateway's uid holding the port, which
+     * is what a door asks (R13 {@code door-gateway}; DoorKindTest runs the real check).
+     */
+    private static CompletableFuture<OwnerAnswer> gatewayHoldsThePort(OwnerQuery query) {
+        return CompletableFuture.completedFuture(OwnerAnswer.deny(
+                OwnerCode.GATEWAY,
+                "the gateway",
+                new OwnerEvidence(
+                        List.of(new OwnerEvidence.Listener(
+                                "inet", "127.0.0.1", query.port(), GATEWAY_UID, 1, false, "")),
+                        List.of(new OwnerEvidence.Process(
+                                ProcessHandle.current().pid(), GATEWAY_UID, List.of("java"), "/", "java", 1)),
+                        null)));
+    }
+
 
     /** The first spawn gets the door port {@code DOOR}; later ones the next ports, all in this test's namespace. */
     private SpawnHandle open(String id, String network) throws Exception {
@@ -113,8 +138,8 @@ class DoorTest {
 
         assertEquals("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Origin: yes\r\nConnection: close\r\n\r\nstate", answer);
         assertEquals(
-                List.of(
-                        "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nAccept: */*\r\nConnection: close\r\n\r\n"),
+                List.of("GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:" + gateway.port()
+                        + "\r\nAccept: */*\r\nConnection: close\r\n\r\n"),
                 gateway.received());
         Decision decision = nextDecision();
         assertEquals("allow", decision.verdict());

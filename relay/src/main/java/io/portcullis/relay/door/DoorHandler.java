@@ -17,9 +17,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Serves one door request: judged by {@link DoorRequest}, then exchanged once with the gateway's
- * real port on 127.0.0.1. The gateway is the door's one destination by design, so no owner check
- * runs (it would refuse the gateway). The decision line names the door port and, once matched,
+ * Serves one door request: judged by {@link DoorRequest}, then, once {@link GatewayCheck} found
+ * the gateway's uid holding its real port on 127.0.0.1, exchanged once with it. The gateway is the
+ * door's one destination by design, so the owner check's verdict (which refuses the gateway) is
+ * not asked, only who holds the port. The decision line names the door port and, once matched,
  * the route from the policy; nothing the client wrote, so no token can reach a log.
  */
 final class DoorHandler extends SimpleChannelInboundHandler<Head> {
@@ -45,7 +46,7 @@ final class DoorHandler extends SimpleChannelInboundHandler<Head> {
             refuse(client, DenyCode.MODE_NONE);
             return;
         }
-        switch (DoorRequest.judge(head.head(), door, token, kind.bodyLimit())) {
+        switch (DoorRequest.judge(head.head(), door, token, kind.bodyLimit(), kind.gatewayPort())) {
             case DoorRequest.Refused refused -> refuse(client, refused.code());
             case DoorRequest.Forward forward -> {
                 record.target("door:" + door.port() + " " + forward.route().method() + " "
@@ -56,14 +57,18 @@ final class DoorHandler extends SimpleChannelInboundHandler<Head> {
     }
 
     private void forward(Channel client, DoorRequest.Forward forward, boolean http11Client, ByteBuf early) {
-        CompletableFuture<Verdict> verdict = CompletableFuture.completedFuture(
-                kind.gatewayPort() == 0
-                        ? new Verdict.Deny(DenyCode.CONNECT_FAILED, "no owner.gatewayPort in the host configuration")
-                        : new Verdict.Allow(
-                                List.of(new InetSocketAddress(LOOPBACK, kind.gatewayPort())),
-                                List.of(LOOPBACK),
-                                "door route " + forward.route().method() + " "
-                                        + forward.route().path()));
+        String detail =
+                "door route " + forward.route().method() + " " + forward.route().path();
+        CompletableFuture<Verdict> verdict;
+        if (kind.gatewayPort() == 0) {
+            verdict = CompletableFuture.completedFuture(
+                    new Verdict.Deny(DenyCode.CONNECT_FAILED, "no owner.gatewayPort in the host configuration"));
+        } else if (kind.gateway() != null) {
+            verdict = kind.gateway().verdict(policy.id(), detail);
+        } else {
+            verdict = CompletableFuture.completedFuture(new Verdict.Allow(
+                    List.of(new InetSocketAddress(LOOPBACK, kind.gatewayPort())), List.of(LOOPBACK), detail));
+        }
         kind.tunnels()
                 .connect(client, verdict, Exchange.after(this, forward.outgoing(), http11Client, early, kind.limits()));
     }

@@ -3,6 +3,8 @@ package io.portcullis.relay.door;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
+import io.portcullis.owner.OwnerCheck;
+import io.portcullis.owner.OwnerConfig;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.http.HeadDecoder;
 import io.portcullis.relay.policy.SpawnPolicy;
@@ -16,20 +18,65 @@ public final class DoorKind {
     private final int gatewayPort;
     private final Tunnels tunnels;
     private final Exchange.Limits limits;
+    /** Null when no owner check was given: the gateway's port is then dialed without asking. */
+    private final GatewayCheck gateway;
 
     /**
+     * A door kind that asks {@code owner} who holds the gateway's port before each request is
+     * dialed (SPEC R13 {@code door-gateway}).
+     *
+     * @param gateway the gateway's uid and real port on 127.0.0.1 ({@code owner.gatewayUid},
+     *     {@code owner.gatewayPort}); with port 0 every allowed door request fails with
+     *     {@code connect-failed}, with uid -1 it is refused with {@code door-gateway}
+     * @param owner the relay's owner check
+     * @param limits the exchange's limits; the request body's is {@code limits.doorBodyBytes}
+     */
+    public DoorKind(
+            int headerBytes,
+            long headerTimeoutMillis,
+            OwnerConfig gateway,
+            OwnerCheck owner,
+            Tunnels tunnels,
+            Exchange.Limits limits) {
+        this(
+                headerBytes,
+                headerTimeoutMillis,
+                gateway.gatewayPort(),
+                gateway.gatewayPort() == 0
+                        ? null
+                        : new GatewayCheck(
+                                Objects.requireNonNull(owner, "owner"), gateway.gatewayUid(), gateway.gatewayPort()),
+                tunnels,
+                limits);
+    }
+
+    /**
+     * A door kind that dials the gateway's port without asking who holds it: what the relay builds
+     * until it passes its owner check to the constructor above. Prefer that one.
+     *
      * @param gatewayPort the gateway's real port on 127.0.0.1 ({@code owner.gatewayPort}); 0 when
      *     none is configured, and then every allowed door request fails with {@code connect-failed}
      * @param limits the exchange's limits; the request body's is {@code limits.doorBodyBytes}
      */
     public DoorKind(
             int headerBytes, long headerTimeoutMillis, int gatewayPort, Tunnels tunnels, Exchange.Limits limits) {
+        this(headerBytes, headerTimeoutMillis, gatewayPort, null, tunnels, limits);
+    }
+
+    private DoorKind(
+            int headerBytes,
+            long headerTimeoutMillis,
+            int gatewayPort,
+            GatewayCheck gateway,
+            Tunnels tunnels,
+            Exchange.Limits limits) {
         if (gatewayPort < 0 || gatewayPort > 65535) {
             throw new IllegalArgumentException("gatewayPort: " + gatewayPort + " (expected: 0-65535)");
         }
         this.headerBytes = headerBytes;
         this.headerTimeoutMillis = headerTimeoutMillis;
         this.gatewayPort = gatewayPort;
+        this.gateway = gateway;
         this.tunnels = Objects.requireNonNull(tunnels, "tunnels");
         this.limits = Objects.requireNonNull(limits, "limits");
     }
@@ -48,6 +95,11 @@ public final class DoorKind {
 
     int gatewayPort() {
         return gatewayPort;
+    }
+
+    /** Who holds the gateway's port, asked before each dial; null when the kind was built without an owner check. */
+    GatewayCheck gateway() {
+        return gateway;
     }
 
     Tunnels tunnels() {

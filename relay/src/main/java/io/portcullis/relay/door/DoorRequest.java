@@ -16,8 +16,24 @@ import java.util.Set;
  * so {@code HEAD} is not {@code GET} ({@code door-route}); exactly one token field whose SHA-256
  * equals the token's, compared in constant time ({@code door-token}); a declared body within the
  * limit ({@code body-too-large}). Pure but for hashing.
+ *
+ * <p>The forwarded request carries {@code Host: 127.0.0.1:<gateway port>}, the gateway's own, and
+ * none of the fields that could make the gateway act on another method or path than the route's,
+ * or trust an address the client wrote ({@link #isSteering}).
  */
 final class DoorRequest {
+    /** Method and URL overrides, and client-written forwarding fields (SPEC R13), in lowercase. */
+    static final Set<String> STEERING = Set.of(
+            "x-http-method-override",
+            "x-http-method",
+            "x-method-override",
+            "x-original-url",
+            "x-rewrite-url",
+            "forwarded",
+            "x-real-ip");
+
+    private static final String FORWARDED_PREFIX = "x-forwarded-";
+
     private DoorRequest() {}
 
     /** The outcome: a refusal, or the request to forward and the route it matched. */
@@ -27,12 +43,12 @@ final class DoorRequest {
 
     record Forward(SpawnPolicy.Route route, Outgoing outgoing) implements Outcome {}
 
-    static Outcome judge(RequestHead head, SpawnPolicy.Door door, DoorToken token, long bodyLimit) {
+    /** @param gatewayPort the gateway's real port, named in the forwarded {@code Host} */
+    static Outcome judge(RequestHead head, SpawnPolicy.Door door, DoorToken token, long bodyLimit, int gatewayPort) {
         Framing framing;
-        String host;
         try {
             framing = Framing.of(head);
-            host = Outgoing.host(head);
+            Outgoing.host(head);
         } catch (IllegalArgumentException e) {
             return new Refused(DenyCode.BAD_REQUEST);
         }
@@ -47,15 +63,21 @@ final class DoorRequest {
         if (tokens.size() != 1 || !token.matches(tokens.getFirst())) {
             return new Refused(DenyCode.DOOR_TOKEN);
         }
+        String tokenField = door.tokenHeader().toLowerCase(Locale.ROOT);
         Outgoing outgoing = Outgoing.of(
                 head,
                 framing,
                 head.target(),
-                host == null ? "127.0.0.1" : host,
-                Set.of(door.tokenHeader().toLowerCase(Locale.ROOT)));
+                "127.0.0.1:" + gatewayPort,
+                name -> name.equals(tokenField) || isSteering(name));
         if (outgoing.declaresMoreThan(bodyLimit)) {
             return new Refused(DenyCode.BODY_TOO_LARGE);
         }
         return new Forward(route, outgoing);
+    }
+
+    /** Whether the field named {@code name} (lowercase) could steer the gateway; never forwarded. */
+    static boolean isSteering(String name) {
+        return STEERING.contains(name) || name.startsWith(FORWARDED_PREFIX);
     }
 }

@@ -23,8 +23,9 @@ import java.util.Set;
 /**
  * A spawn's door token (SPEC R13): 32 random bytes, written once as 64 lowercase hex digits (no
  * newline) to a new file of mode 0400, of which the relay keeps only the SHA-256. The file is
- * created new (never over an existing file or through a symbolic link) in a directory that group
- * and others cannot write, and removed when the spawn closes. No method returns or prints the token.
+ * created new (never over an existing file or through a symbolic link) in a directory owned by the
+ * relay's uid or root that group and others cannot write, so that no other user can swap, remove
+ * or pre-create the file; it is removed when the spawn closes. No method returns or prints the token.
  */
 public final class DoorToken {
     static final int BYTES = 32;
@@ -41,22 +42,20 @@ public final class DoorToken {
      * Mints a token and writes it to {@code file}.
      *
      * @param owner the uid to own the file (the spawn's peer uid), when present
-     * @throws IOException when the directory is missing or writable by group or others, the file
-     *     exists, or it cannot be written; the message names the file, never the token
+     * @throws IOException when the directory is missing, owned by another uid than the relay's or
+     *     root, or writable by group or others, the file exists, or it cannot be written; the
+     *     message names the file, never the token
      */
     public static DoorToken mint(Path file, OptionalInt owner, SecureRandom random) throws IOException {
+        return mint(file, owner, random, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+    }
+
+    /**
+     * As {@link #mint(Path, OptionalInt, SecureRandom)}, for a relay running as {@code relayUid}.
+     */
+    static DoorToken mint(Path file, OptionalInt owner, SecureRandom random, int relayUid) throws IOException {
         Objects.requireNonNull(file, "file");
-        Path directory = file.toAbsolutePath().getParent();
-        if (directory == null || !Files.isDirectory(directory)) {
-            throw new IOException("door.tokenFile: " + file + " (expected: in an existing directory)");
-        }
-        Set<PosixFilePermission> modes =
-                Files.readAttributes(directory, PosixFileAttributes.class).permissions();
-        if (modes.contains(PosixFilePermission.GROUP_WRITE) || modes.contains(PosixFilePermission.OTHERS_WRITE)) {
-            throw new IOException(
-                    "door.tokenFile: " + file + " (expected: in a directory that group and others cannot write, not "
-                            + PosixFilePermissions.toString(modes) + ")");
-        }
+        checkDirectory(file, relayUid);
         byte[] token = new byte[BYTES];
         random.nextBytes(token);
         byte[] text = HexFormat.of().formatHex(token).getBytes(StandardCharsets.US_ASCII);
@@ -85,6 +84,26 @@ public final class DoorToken {
         } finally {
             Arrays.fill(token, (byte) 0);
             Arrays.fill(text, (byte) 0);
+        }
+    }
+
+    /** The token's directory exists, is the relay's or root's, and only its owner may write in it. */
+    private static void checkDirectory(Path file, int relayUid) throws IOException {
+        Path directory = file.toAbsolutePath().getParent();
+        if (directory == null || !Files.isDirectory(directory)) {
+            throw new IOException("door.tokenFile: " + file + " (expected: in an existing directory)");
+        }
+        int uid = (Integer) Files.getAttribute(directory, "unix:uid");
+        if (uid != relayUid && uid != 0) {
+            throw new IOException("door.tokenFile: " + file + " is in a directory owned by uid " + uid
+                    + " (expected: owned by the relay's uid " + relayUid + " or root)");
+        }
+        Set<PosixFilePermission> modes =
+                Files.readAttributes(directory, PosixFileAttributes.class).permissions();
+        if (modes.contains(PosixFilePermission.GROUP_WRITE) || modes.contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new IOException(
+                    "door.tokenFile: " + file + " (expected: in a directory that group and others cannot write, not "
+                            + PosixFilePermissions.toString(modes) + ")");
         }
     }
 

@@ -6,7 +6,8 @@ import java.util.List;
  * How a request's body is delimited (RFC 9112 section 6), decided only when the head leaves no
  * doubt: a single {@code Content-Length} of digits, or a single {@code Transfer-Encoding: chunked}
  * in HTTP/1.1, or neither (no body). Both, two of either, a list, or any other coding is refused,
- * because two parsers could read it two ways (request smuggling).
+ * because two parsers could read it two ways (request smuggling); so is a body on a {@code GET}
+ * or {@code HEAD}, which a server may ignore and then read as the next request (SPEC R10).
  */
 public sealed interface Framing {
 
@@ -52,7 +53,7 @@ public sealed interface Framing {
                 throw new IllegalArgumentException(
                         "framing: a Transfer-Encoding other than chunked (expected: chunked)");
             }
-            return new Chunked();
+            return withoutBody(head, new Chunked());
         }
         if (lengths.isEmpty()) {
             return new None();
@@ -62,6 +63,15 @@ public sealed interface Framing {
             throw new IllegalArgumentException(
                     "framing: a Content-Length that is not 1-" + MAX_DIGITS + " digits (expected: digits)");
         }
-        return new Length(Long.parseLong(length));
+        return withoutBody(head, new Length(Long.parseLong(length)));
+    }
+
+    /** {@code framing}, unless it carries a body that {@code head}'s method may not have. */
+    private static Framing withoutBody(RequestHead head, Framing framing) {
+        boolean body = framing instanceof Chunked || (framing instanceof Length length && length.bytes() > 0);
+        if (body && (head.method().equals("GET") || head.method().equals("HEAD"))) {
+            throw new IllegalArgumentException("framing: a body on " + head.method() + " (expected: none)");
+        }
+        return framing;
     }
 }

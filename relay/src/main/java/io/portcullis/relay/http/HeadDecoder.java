@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * Reads one HTTP/1.1 request head of at most {@code maxBytes} (request line, headers and the
  * blank line) within {@code timeoutMillis}, then passes a {@link Head} on, turns auto-read off and
  * removes itself. Too large: {@code 431}; too slow: {@code 408}; a head {@link HeadParser} refuses:
- * {@code 400}.
+ * {@code 400}. The request line is checked as soon as it ends, so a line that no head may start
+ * with (HTTP/0.9's {@code GET /path}, which no blank line follows) is {@code 400} at once rather
+ * than {@code 408} later.
  */
 public final class HeadDecoder extends ByteToMessageDecoder {
     private static final int NOT_FOUND = -1;
@@ -23,6 +25,7 @@ public final class HeadDecoder extends ByteToMessageDecoder {
     private final long timeoutMillis;
     private Future<?> timeout;
     private int scanned;
+    private boolean lineChecked;
     private boolean refused;
 
     public HeadDecoder(int maxBytes, long timeoutMillis) {
@@ -92,6 +95,13 @@ public final class HeadDecoder extends ByteToMessageDecoder {
                 if (i == in.readerIndex() || in.getByte(i - 1) != '\r') {
                     return -2;
                 }
+                if (!lineChecked) {
+                    lineChecked = true;
+                    if (!isRequestLine(
+                            in.toString(in.readerIndex(), i - 1 - in.readerIndex(), StandardCharsets.ISO_8859_1))) {
+                        return -2;
+                    }
+                }
                 if (i - 3 >= in.readerIndex() && in.getByte(i - 2) == '\n') {
                     return i + 1;
                 }
@@ -101,6 +111,15 @@ public final class HeadDecoder extends ByteToMessageDecoder {
             scanned = i - in.readerIndex() + 1;
         }
         return NOT_FOUND;
+    }
+
+    private static boolean isRequestLine(String line) {
+        try {
+            HeadParser.checkRequestLine(line);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     @Override

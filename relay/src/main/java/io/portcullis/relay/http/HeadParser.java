@@ -73,6 +73,17 @@ public final class HeadParser {
         return lines;
     }
 
+    /**
+     * Checks a request line alone (without its CRLF), so that a decoder can refuse one as soon as
+     * it ends: an HTTP/0.9 line ({@code GET /path}, no version) is never followed by a blank line,
+     * and waiting for one would hang the client until the header timeout.
+     *
+     * @throws IllegalArgumentException naming the problem
+     */
+    static void checkRequestLine(String line) {
+        requestLine(line);
+    }
+
     private static String[] requestLine(String line) {
         String[] parts = line.split(" ", -1);
         if (parts.length != 3) {

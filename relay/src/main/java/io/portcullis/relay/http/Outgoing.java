@@ -11,11 +11,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The request that goes upstream: HTTP/1.1, origin-form, {@code Connection: close}, the client's
- * end-to-end fields without the hop-by-hop and proxy ones, framing written by the relay from the
- * checked {@link Framing}, and the {@code Host} the caller chose.
+ * end-to-end fields without the hop-by-hop and proxy ones and without any whose name holds an
+ * underscore (SPEC R10), framing written by the relay from the checked {@link Framing}, and the
+ * {@code Host} the caller chose.
  *
  * @param request the head to send; its body follows as the client's, re-framed
  */
@@ -46,11 +48,11 @@ public record Outgoing(HttpRequest request, Framing framing) {
      *
      * @param originTarget the path and query to send
      * @param host the {@code Host} field to send
-     * @param drop more field names to leave out (lowercase), e.g. the door token's
+     * @param drop more fields to leave out, given the name in lowercase, e.g. the door token's
      */
-    public static Outgoing of(RequestHead head, Framing framing, String originTarget, String host, Set<String> drop) {
+    public static Outgoing of(
+            RequestHead head, Framing framing, String originTarget, String host, Predicate<String> drop) {
         Set<String> removed = new HashSet<>(HOP_BY_HOP);
-        removed.addAll(drop);
         for (String connection : head.values("Connection")) {
             for (String token : connection.split(",", -1)) {
                 removed.add(token.trim().toLowerCase(Locale.ROOT));
@@ -59,7 +61,8 @@ public record Outgoing(HttpRequest request, Framing framing) {
         HttpHeaders headers = new DefaultHttpHeaders();
         headers.add("Host", host);
         for (RequestHead.Field field : head.fields()) {
-            if (!removed.contains(field.name().toLowerCase(Locale.ROOT))) {
+            String name = field.name().toLowerCase(Locale.ROOT);
+            if (!removed.contains(name) && !isFolded(name) && !drop.test(name)) {
                 headers.add(field.name(), field.value());
             }
         }
@@ -72,6 +75,16 @@ public record Outgoing(HttpRequest request, Framing framing) {
         return new Outgoing(
                 new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(head.method()), originTarget, headers),
                 framing);
+    }
+
+    /**
+     * Whether a server that reads {@code _} as {@code -} (as CGI and several frameworks do) could
+     * take the field for another, e.g. {@code Transfer_Encoding} for {@code Transfer-Encoding}:
+     * such a field is dropped rather than refused, so that the upstream reads exactly the framing
+     * and fields the relay read, and a client that sends one harmless custom field still works.
+     */
+    static boolean isFolded(String name) {
+        return name.indexOf('_') >= 0;
     }
 
     /**

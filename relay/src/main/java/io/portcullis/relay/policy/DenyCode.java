@@ -51,7 +51,8 @@ public enum DenyCode {
     RELAY_ERROR("relay-error", "the relay failed while handling the connection"),
     OWN_NAMES_UNRESOLVED(
             "own-names-unresolved",
-            "an own name of this host cannot be resolved, so the internet shape refuses every target");
+            "an own name of this host cannot be resolved, so the internet shape refuses every target"),
+    DOOR_GATEWAY("door-gateway", "the gateway's port is not held by a process of the gateway's uid");
 
     private final String code;
     private final String sentence;

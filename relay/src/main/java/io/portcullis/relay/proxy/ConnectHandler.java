@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * HTTP/1.0 as Python's http.client and socat send it) is
  * judged and, when allowed, tunnelled after {@code 200 Connection established}; an absolute-form
  * {@code http://} request is read by {@link PlainHttp}, judged like a CONNECT to its authority,
- * and exchanged once with the upstream; anything else is {@code 400}.
+ * and exchanged once with the upstream; anything else is {@code 400}. A CONNECT with more than
+ * one {@code Host} field is {@code 400} too (SPEC R10): nothing reads its Host, but a head that
+ * two parsers could take for two different requests is refused wherever it arrives.
  */
 final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
     private static final Logger log = LoggerFactory.getLogger(ConnectHandler.class);
@@ -40,7 +42,9 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
     protected void channelRead0(ChannelHandlerContext ctx, Head head) {
         RequestHead request = head.head();
         ConnectionRecord.of(ctx.channel()).target(request.target());
-        if (request.method().equals("CONNECT")) {
+        if (request.method().equals("CONNECT") && request.values("Host").size() > 1) {
+            refuse(ctx.channel(), DenyCode.BAD_REQUEST);
+        } else if (request.method().equals("CONNECT")) {
             ByteBuf early = head.content().retain();
             tunnels.open(
                     ctx.channel(),

@@ -4,7 +4,6 @@ import io.portcullis.relay.http.Framing;
 import io.portcullis.relay.http.Outgoing;
 import io.portcullis.relay.http.RequestHead;
 import io.portcullis.relay.policy.Target;
-import java.util.Set;
 
 /**
  * Reads a plain HTTP request for a listed {@code http} entry (SPEC R10): the absolute-form
@@ -26,6 +25,6 @@ record PlainHttp(AbsoluteUri uri, Outgoing outgoing) {
             throw new IllegalArgumentException("Host: another host:port than the target's (expected: the same)");
         }
         Framing framing = Framing.of(head);
-        return new PlainHttp(uri, Outgoing.of(head, framing, uri.origin(), uri.hostField(), Set.of()));
+        return new PlainHttp(uri, Outgoing.of(head, framing, uri.origin(), uri.hostField(), name -> false));
     }
 }

@@ -14,6 +14,7 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class DoorTokenTest {
@@ -80,5 +81,36 @@ class DoorTokenTest {
         IOException e = assertThrows(IOException.class, () -> mint(dir.resolve("missing/token")));
 
         assertTrue(e.getMessage().contains("existing directory"), e.getMessage());
+    }
+
+    @ParameterizedTest(name = "directory of uid {0}, relay uid {1} -> refused")
+    @CsvSource({"65534, 0", "1000, 0", "65534, 1000"})
+    void aDirectoryOfAnotherUidIsRefusedEvenWhenOnlyItsOwnerCanWrite(int directoryUid, int relayUid) throws Exception {
+        Path foreign = Files.createDirectory(dir.resolve("foreign"));
+        Files.setPosixFilePermissions(foreign, PosixFilePermissions.fromString("rwx------"));
+        Files.setAttribute(foreign, "unix:uid", directoryUid);
+
+        IOException e = assertThrows(
+                IOException.class,
+                () -> DoorToken.mint(foreign.resolve("token"), OptionalInt.empty(), new SecureRandom(), relayUid));
+
+        assertTrue(
+                e.getMessage()
+                        .contains("owned by uid " + directoryUid + " (expected: owned by the relay's uid " + relayUid
+                                + " or root)"),
+                e.getMessage());
+        assertFalse(Files.exists(foreign.resolve("token")));
+    }
+
+    @ParameterizedTest(name = "directory of uid {0}, relay uid {1} -> minted")
+    @CsvSource({"0, 0", "0, 1000", "1000, 1000"})
+    void aDirectoryOfTheRelaysUidOrRootIsAccepted(int directoryUid, int relayUid) throws Exception {
+        Path own = Files.createDirectory(dir.resolve("own"));
+        Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rwx------"));
+        Files.setAttribute(own, "unix:uid", directoryUid);
+
+        DoorToken.mint(own.resolve("token"), OptionalInt.empty(), new SecureRandom(), relayUid);
+
+        assertTrue(Files.exists(own.resolve("token")));
     }
 }

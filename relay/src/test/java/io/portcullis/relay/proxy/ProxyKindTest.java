@@ -78,6 +78,13 @@ class ProxyKindTest {
                 "CONNECT  a.example:443 HTTP/1.1\\r\\n\\r\\n                         | 400 Bad Request | Portcullis-Deny: bad-request",
                 "CONNECT a.example:443 HTTP/1.1 x\\r\\n\\r\\n                        | 400 Bad Request | Portcullis-Deny: bad-request",
                 "\\r\\n\\r\\n                                                        | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443 HTTP/1.1\\r\\nHost: a.example:443\\r\\nHost: a.example:443\\r\\n\\r\\n | 400 Bad Request | Portcullis-Deny: bad-request",
+                // HTTP/0.9 and other request lines that no blank line follows: refused as the line ends.
+                "GET /kiosk/state\\r\\n                                              | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443\\r\\n                                         | 400 Bad Request | Portcullis-Deny: bad-request",
+                "GET http://printer.lan/ HTTP/1.1 \\r\\n                               | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443 HTTP/1.1\\r\\nHost: a.example:443\\r\\nhost: b.example:443\\r\\n\\r\\n | 400 Bad Request | Portcullis-Deny: bad-request",
+                "CONNECT a.example:443 HTTP/1.0\\r\\nHost: a.example:443\\r\\nHost: a.example:443\\r\\n\\r\\n | 400 Bad Request | Portcullis-Deny: bad-request",
             })
     void aHeadThatIsNotACleanConnectIsAnsweredAndClosedWithoutAJudgement(String head, String status, String header) {
         EmbeddedChannel channel = channel();
@@ -145,6 +152,7 @@ class ProxyKindTest {
                 "GET http://[::1]:81/ HTTP/1.1\\r\\nHost: [::1]:81\\r\\n\\r\\n            | HTTP [::1]:81",
                 "GET http://printer.lan/ HTTP/1.0\\r\\n\\r\\n                                  | HTTP printer.lan:80",
                 "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 100\\r\\n\\r\\n | HTTP printer.lan:80",
+                "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 0\\r\\n\\r\\n | HTTP printer.lan:80",
             })
     void aPlainHttpRequestIsJudgedByItsAuthorityWithThePortMadeExplicit(String head, String judgement) {
         EmbeddedChannel channel = channel();
@@ -184,6 +192,11 @@ class ProxyKindTest {
                 "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nX: a\\r\\n b\\r\\n\\r\\n     | bad-request",
                 "GET http://printer.lan/ HTTP/1.1\\r\\nHost : printer.lan\\r\\n\\r\\n                  | bad-request",
                 "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nX: a\\u0001\\r\\n\\r\\n | bad-request",
+                "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\n\\r\\n | bad-request",
+                "GET http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n | bad-request",
+                "HEAD http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 1\\r\\n\\r\\n | bad-request",
+                "HEAD http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n | bad-request",
+                "GET http://printer.lan/ HTTP/1.0\\r\\nContent-Length: 1\\r\\n\\r\\n                  | bad-request",
                 "POST http://printer.lan/ HTTP/1.1\\r\\nHost: printer.lan\\r\\nContent-Length: 101\\r\\n\\r\\n | body-too-large",
             })
     void aMalformedOrAmbiguousPlainHttpRequestIsRefusedWithoutAJudgement(String head, String code) {

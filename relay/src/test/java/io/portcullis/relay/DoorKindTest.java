@@ -1,0 +1,235 @@
+package io.portcullis.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.portcullis.owner.ManagedOwnerCheck;
+import io.portcullis.owner.OwnerChecks;
+import io.portcullis.owner.OwnerConfig;
+import io.portcullis.owner.WallProcesses;
+import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.door.DoorKind;
+import io.portcullis.relay.door.DoorToken;
+import io.portcullis.relay.http.Exchange;
+import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.tunnel.Dialer;
+import io.portcullis.relay.tunnel.Transport;
+import io.portcullis.relay.tunnel.Tunnels;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The door kind's real pipeline (SPEC R13, issue 9 item 9) against a real gateway on loopback, a
+ * process under uid 65534 that answers with the request it got; the host's real owner check says
+ * who holds the gateway's port. Tests run as root, so uid 0 is this process's own.
+ */
+class DoorKindTest {
+    private static final int NOBODY = 65534;
+    private static final String ROUTES = """
+            [{"method": "GET", "path": "/kiosk/state"}]""";
+
+    @TempDir
+    Path dir;
+
+    private final BlockingQueue<Decision> decisions = new LinkedBlockingQueue<>();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+    private String token;
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable resource : closing.reversed()) {
+            resource.close();
+        }
+    }
+
+    private <T extends AutoCloseable> T closing(T resource) {
+        closing.add(resource);
+        return resource;
+    }
+
+    /** A door whose gateway is uid {@code gatewayUid} on {@code gatewayPort}. */
+    private KindServer door(int gatewayUid, int gatewayPort) throws Exception {
+        SpawnPolicy policy = SpawnPolicyJson.parse("spawn.json", """
+                {"id": "studio", "door": {"port": 3001, "routes": %s, "tokenFile": "%s"}}""".formatted(ROUTES, dir.resolve("token")));
+        DoorToken minted = DoorToken.mint(dir.resolve("token"), OptionalInt.empty(), new SecureRandom());
+        token = Files.readString(minted.file());
+        OwnerConfig d = OwnerConfig.DEFAULTS;
+        OwnerConfig owner = new OwnerConfig(
+                gatewayUid,
+                gatewayPort,
+                List.of(),
+                List.of(),
+                Set.of(),
+                List.of(),
+                Map.of(),
+                d.dockerEndpoint(),
+                d.cacheWindow());
+        ManagedOwnerCheck check = closing(OwnerChecks.system(owner, WallProcesses.withSelf()));
+        DoorKind kind = new DoorKind(
+                8192,
+                10_000,
+                owner,
+                check,
+                new Tunnels(new Dialer(Transport.nio(), 2000), 60_000),
+                new Exchange.Limits(1024, 1 << 20, 10_000));
+        return closing(new KindServer(() -> kind.handler(policy, minted), decisions::add));
+    }
+
+    private String request(String fields) {
+        return "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nX-Door-Token: " + token + "\r\n" + fields + "\r\n";
+    }
+
+    private String code() throws InterruptedException {
+        Decision decision = decisions.poll(10, TimeUnit.SECONDS);
+        return decision == null ? "no decision" : decision.verdict() + " " + decision.code();
+    }
+
+    @Test
+    void theGatewaySeesNoSteeringFieldAndItsOwnHost() throws Exception {
+        int port = freePort();
+        closing(PythonGateway.start(port, NOBODY));
+        KindServer door = door(NOBODY, port);
+
+        String answer = door.exchange(
+                request("X-HTTP-Method-Override: DELETE\r\nX-HTTP-Method: DELETE\r\nX-Method-Override: DELETE\r\n"
+                        + "X-Original-URL: /admin\r\nX-Rewrite-URL: /admin\r\nForwarded: for=127.0.0.1\r\n"
+                        + "X-Forwarded-For: 127.0.0.1\r\nX-Forwarded-Host: localhost\r\nX-Real-IP: 127.0.0.1\r\n"
+                        + "X_Real_IP: 127.0.0.1\r\nAccept: */*\r\n"),
+                10_000);
+
+        String received =
+                "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAccept: */*\r\nConnection: close\r\n\r\n";
+        assertEquals(
+                "HTTP/1.1 200 OK\r\nContent-Length: " + received.length() + "\r\nConnection: close\r\n\r\n" + received,
+                answer);
+        assertTrue(code().startsWith("allow"));
+    }
+
+    @Test
+    void http09IsAnswered400AtOnce() throws Exception {
+        RecordingOrigin gateway = closing(RecordingOrigin.ok("state"));
+        KindServer door = door(0, gateway.port());
+
+        long start = System.nanoTime();
+        String answer = door.exchange("GET /kiosk/state\r\n", 1000);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertTrue(answer.startsWith("HTTP/1.1 400 Bad Request\r\n"), answer);
+        assertTrue(millis < 1000, millis + " ms");
+        assertEquals("deny bad-request", code());
+        assertEquals(0, gateway.connections());
+    }
+
+    @Test
+    void aGatewayPortHeldByAnotherUidIsDoorGateway() throws Exception {
+        int port = freePort();
+        closing(PythonGateway.start(port, NOBODY));
+        KindServer door = door(0, port);
+
+        String answer = door.exchange(request(""), 10_000);
+
+        assertTrue(answer.startsWith("HTTP/1.1 403 Forbidden\r\n"), answer);
+        assertTrue(answer.contains("\r\nPortcullis-Deny: door-gateway\r\n"), answer);
+        assertEquals("deny door-gateway", code());
+    }
+
+    @Test
+    void aGatewayPortThatNobodyHoldsIsDoorGateway() throws Exception {
+        KindServer door = door(0, freePort());
+
+        String answer = door.exchange(request(""), 10_000);
+
+        assertTrue(answer.contains("\r\nPortcullis-Deny: door-gateway\r\n"), answer);
+        assertEquals("deny door-gateway", code());
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /**
+     * A gateway in its own process under {@code uid}, on 127.0.0.1: it answers each request with
+     * {@code 200} and a body of the request head exactly as it arrived, so the test sees what the
+     * gateway got.
+     */
+    private record PythonGateway(Process process) implements AutoCloseable {
+        private static final String ECHO = """
+                import socket, sys
+                server = socket.socket()
+                server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                server.bind(("127.0.0.1", int(sys.argv[1])))
+                server.listen(16)
+                while True:
+                    client, _ = server.accept()
+                    try:
+                        data = b""
+                        while b"\\r\\n\\r\\n" not in data:
+                            chunk = client.recv(65536)
+                            if not chunk:
+                                break
+                            data += chunk
+                        client.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(data) + data)
+                    except OSError:
+                        pass
+                    finally:
+                        client.close()
+                """;
+
+        static PythonGateway start(int port, int uid) throws Exception {
+            Process process = new ProcessBuilder(
+                            "setpriv",
+                            "--reuid=" + uid,
+                            "--regid=" + uid,
+                            "--clear-groups",
+                            "/usr/bin/python3",
+                            "-c",
+                            ECHO,
+                            Integer.toString(port))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            PythonGateway gateway = new PythonGateway(process);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < deadline) {
+                try (Socket probe = new Socket()) {
+                    probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
+                    return gateway;
+                } catch (IOException e) {
+                    Thread.sleep(50);
+                }
+            }
+            gateway.close();
+            throw new IllegalStateException("the python gateway: not listening on port " + port + " within 10 s");
+        }
+
+        @Override
+        public void close() {
+            process.destroy();
+            try {
+                process.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
