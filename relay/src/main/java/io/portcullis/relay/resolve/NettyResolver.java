@@ -2,11 +2,13 @@ package io.portcullis.relay.resolve;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.resolver.HostsFileEntriesResolver;
 import io.netty.resolver.ResolvedAddressTypes;
 import io.netty.resolver.dns.DnsErrorCauseException;
 import io.netty.resolver.dns.DnsNameResolver;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.resolver.dns.DnsNameResolverChannelStrategy;
 import io.netty.resolver.dns.DnsNameResolverTimeoutException;
 import io.netty.resolver.dns.DnsServerAddressStreamProviders;
 import io.netty.resolver.dns.SequentialDnsServerAddressStreamProvider;
@@ -25,6 +27,10 @@ import java.util.concurrent.TimeUnit;
  * {@code printer.corp.example} behind the owner's back. The
  * whole resolution, retries included, is bounded by the DNS timeout. Futures complete on the
  * event loop, so a channel on that loop may continue without a hop.
+ *
+ * <p>SPEC R9: each resolution sends its queries from a socket of its own, so from a fresh source
+ * port the kernel picks; a truncated UDP answer is asked again over TCP, and when that fails the
+ * truncated part is never judged as if it were the whole answer ({@link TruncatedAnswerGuard}).
  */
 public final class NettyResolver implements Resolver, AutoCloseable {
     private final EventLoop loop;
@@ -35,7 +41,11 @@ public final class NettyResolver implements Resolver, AutoCloseable {
         this.loop = loop;
         this.timeoutMillis = config.timeout().toMillis();
         DnsNameResolverBuilder builder = new DnsNameResolverBuilder(loop)
-                .datagramChannelType(NioDatagramChannel.class)
+                .datagramChannelFactory(NettyResolver::datagramChannel)
+                // A fresh socket, so a fresh kernel-chosen source port, for each resolution.
+                .datagramChannelStrategy(DnsNameResolverChannelStrategy.ChannelPerResolution)
+                // A truncated UDP answer is asked again over TCP (not on a UDP timeout: that is dns-timeout).
+                .socketChannelType(NioSocketChannel.class, false)
                 .resolvedAddressTypes(ResolvedAddressTypes.IPV4_PREFERRED)
                 .hostsFileEntriesResolver(HostsFileEntriesResolver.DEFAULT)
                 .queryTimeoutMillis(timeoutMillis)
@@ -45,6 +55,13 @@ public final class NettyResolver implements Resolver, AutoCloseable {
                                 ? DnsServerAddressStreamProviders.platformDefault()
                                 : new SequentialDnsServerAddressStreamProvider(config.servers()));
         this.dns = builder.build();
+    }
+
+    private static NioDatagramChannel datagramChannel() {
+        NioDatagramChannel channel = new NioDatagramChannel();
+        // First in the pipeline: it sees each datagram before netty's DNS decoder does.
+        channel.pipeline().addLast(TruncatedAnswerGuard.INSTANCE);
+        return channel;
     }
 
     @Override
