@@ -87,7 +87,8 @@ class JsonLineSinkTest {
                         "bytesUp",
                         "bytesDown",
                         "durationMillis",
-                        "generation"),
+                        "generation",
+                        "end"),
                 names);
         assertEquals("192.168.1.5:8443", line.get("dialed").asText());
         assertEquals(true, line.get("code").isNull());
