@@ -25,9 +25,9 @@ public sealed interface DnsAnswer {
     }
 
     /**
-     * Too big for UDP: over UDP, NOERROR with the TC bit set and only the first {@code fit} addresses
-     * of the asked family; over TCP, every address of {@code whole} (SPEC R9: the client must ask
-     * again over TCP and judge the whole answer).
+     * Too big for UDP: over UDP, NOERROR with only the first {@code fit} addresses of the asked
+     * family, and the TC bit set when that is not all of them; over TCP, every address of {@code
+     * whole} (SPEC R9: the client must ask again over TCP and judge the whole answer).
      */
     record Truncated(int fit, Addresses whole) implements DnsAnswer {
         public Truncated {

@@ -72,8 +72,10 @@ final class ZoneResponder {
                 List<InetAddress> all = addressesFor(whole, reply.type());
                 if (reply.overTcp()) {
                     reply(reply, DnsResponseCode.NOERROR, false, all);
+                } else if (all.size() > fit) {
+                    reply(reply, DnsResponseCode.NOERROR, true, all.subList(0, fit));
                 } else {
-                    reply(reply, DnsResponseCode.NOERROR, true, all.subList(0, Math.min(fit, all.size())));
+                    reply(reply, DnsResponseCode.NOERROR, false, all);
                 }
             }
         }

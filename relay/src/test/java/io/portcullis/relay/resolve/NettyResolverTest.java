@@ -11,6 +11,7 @@ import io.portcullis.relay.world.DnsAnswer;
 import io.portcullis.relay.world.Zone;
 import io.portcullis.relay.world.ZoneDnsServer;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,7 +99,9 @@ class NettyResolverTest {
     @Test
     void aTruncatedAnswerWhoseTcpRetryFailsIsAFailureNotThePartThatFit() throws InterruptedException {
         // Regression: netty falls back to the truncated UDP answer when the TCP retry fails.
-        Zone cut = new Zone().set("big.test", DnsAnswer.truncated(1, "93.184.216.34", "127.0.0.1"));
+        Zone cut = new Zone()
+                .set("big.test", DnsAnswer.truncated(1, "93.184.216.34", "127.0.0.1"))
+                .set("cut-a.test", DnsAnswer.truncated(1, "93.184.216.34", "127.0.0.1", "2606:2800:220:1::1"));
         try (ZoneDnsServer udpOnly = ZoneDnsServer.start(cut, InetAddress.getLoopbackAddress(), 0);
                 NettyResolver partial = new NettyResolver(
                         group.next(), new HostConfig.Dns(List.of(udpOnly.address()), Duration.ofMillis(2000)))) {
@@ -107,22 +110,58 @@ class NettyResolverTest {
             Resolution resolution = partial.resolve("big.test").join();
 
             assertEquals(Resolution.Outcome.FAILED, resolution.outcome(), resolution.toString());
+            assertEquals(
+                    Resolution.Outcome.FAILED,
+                    partial.resolve("cut-a.test").join().outcome(),
+                    "the A answer is cut, the AAAA answer whole");
         }
     }
 
     @Test
-    void eachResolutionLeavesFromAFreshSourcePort() {
+    void eachQueryLeavesFromAFreshSourcePort() {
         // Regression: every query left from the one port the resolver bound at start.
-        List<Set<Integer>> ports = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
         for (String name : List.of("port1.test", "port2.test", "port3.test")) {
             int before = server.udpSourcePorts().size();
             assertEquals(
                     Resolution.Outcome.RESOLVED, resolver.resolve(name).join().outcome());
             List<Integer> all = server.udpSourcePorts();
-            ports.add(Set.copyOf(all.subList(before, all.size())));
+            assertEquals(2, all.size() - before, "one A and one AAAA query for " + name + ": " + all);
+            ports.addAll(all.subList(before, all.size()));
         }
+        assertEquals(ports.size(), Set.copyOf(ports).size(), "a port of its own for each query: " + ports);
+    }
+
+    @ParameterizedTest(name = "A {0}, AAAA {1} -> {2}")
+    @CsvSource({
+        "RESOLVED, RESOLVED, RESOLVED",
+        "RESOLVED, EMPTY,    RESOLVED",
+        "EMPTY,    RESOLVED, RESOLVED",
+        "EMPTY,    EMPTY,    EMPTY",
+        "RESOLVED, FAILED,   FAILED",
+        "FAILED,   RESOLVED, FAILED",
+        "RESOLVED, TIMEOUT,  TIMEOUT",
+        "FAILED,   TIMEOUT,  TIMEOUT",
+        "EMPTY,    FAILED,   FAILED"
+    })
+    void oneFamilyThatFailsFailsTheName(Resolution.Outcome v4, Resolution.Outcome v6, Resolution.Outcome expected) {
         assertEquals(
-                List.of(1, 1, 1), ports.stream().map(Set::size).toList(), "A and AAAA of one resolution: " + ports);
-        assertEquals(3, ports.stream().flatMap(Set::stream).distinct().count(), "one port each: " + ports);
+                expected,
+                NettyResolver.combine("x.test", family(v4, "93.184.216.34"), family(v6, "2606:2800:220:1::1"))
+                        .outcome());
+    }
+
+    private static InetAddress literal(String text) {
+        try {
+            return InetAddress.getByName(text); // a literal: no lookup
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(text, e);
+        }
+    }
+
+    private static Resolution family(Resolution.Outcome outcome, String address) {
+        return outcome == Resolution.Outcome.RESOLVED
+                ? Resolution.resolved(List.of(literal(address)))
+                : Resolution.failed(outcome, outcome.toString());
     }
 }
