@@ -42,6 +42,7 @@ public final class ConnectionRecord {
     private boolean connected;
     private boolean finished;
     private long generation;
+    private String end;
 
     private ConnectionRecord(String spawn, long id, InstantSource clock, DecisionSink sink) {
         this.spawn = Objects.requireNonNull(spawn, "spawn");
@@ -135,6 +136,25 @@ public final class ConnectionRecord {
         }
     }
 
+    /** The upstream side failed (a reset) and the client was reset in turn; the first end stands. */
+    public void upstreamReset() {
+        if (end == null) {
+            end = Decision.UPSTREAM_RESET;
+        }
+    }
+
+    /** The client side failed (a reset) and the upstream was reset in turn; the first end stands. */
+    public void clientReset() {
+        if (end == null) {
+            end = Decision.CLIENT_RESET;
+        }
+    }
+
+    /** How the tunnel ended when not in order, or null. */
+    public String end() {
+        return end;
+    }
+
     public void up(long bytes) {
         bytesUp += bytes;
     }
@@ -168,7 +188,7 @@ public final class ConnectionRecord {
         if (code == null && !connected) {
             fail(DenyCode.CLIENT_CLOSED);
         }
-        Instant end = clock.instant();
+        Instant now = clock.instant();
         sink.accept(new Decision(
                 start.toString(),
                 spawn,
@@ -182,7 +202,8 @@ public final class ConnectionRecord {
                 owner,
                 bytesUp,
                 bytesDown,
-                Math.max(0, Duration.between(start, end).toMillis()),
-                generation));
+                Math.max(0, Duration.between(start, now).toMillis()),
+                generation,
+                end));
     }
 }

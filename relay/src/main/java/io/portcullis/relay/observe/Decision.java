@@ -23,6 +23,9 @@ import java.util.Objects;
  * @param durationMillis from accept to close
  * @param generation the host configuration generation the connection was judged with (1 at start,
  *     one more at each reload that took effect)
+ * @param end how a tunnel ended when it did not end in order: {@code upstream-reset} (the upstream
+ *     side failed, a reset or another I/O error, and the client was reset in turn) or {@code
+ *     client-reset} (the other way round); null otherwise
  */
 public record Decision(
         String time,
@@ -38,9 +41,12 @@ public record Decision(
         long bytesUp,
         long bytesDown,
         long durationMillis,
-        long generation) {
+        long generation,
+        String end) {
 
     public static final String ALLOW = "allow";
+    public static final String UPSTREAM_RESET = "upstream-reset";
+    public static final String CLIENT_RESET = "client-reset";
     public static final String DENY = "deny";
     public static final String ERROR = "error";
 
@@ -56,6 +62,9 @@ public record Decision(
         if (verdict.equals(ALLOW) != (code == null)) {
             throw new IllegalArgumentException("code: " + code + " (expected: null exactly when allowed)");
         }
+        if (end != null && !end.equals(UPSTREAM_RESET) && !end.equals(CLIENT_RESET)) {
+            throw new IllegalArgumentException("end: " + end + " (expected: null, upstream-reset or client-reset)");
+        }
         if (generation < 0) {
             throw new IllegalArgumentException("generation: " + generation + " (expected: >= 0)");
         }
@@ -63,5 +72,39 @@ public record Decision(
             throw new IllegalArgumentException("bytesUp/bytesDown/durationMillis: " + bytesUp + "/" + bytesDown + "/"
                     + durationMillis + " (expected: >= 0)");
         }
+    }
+
+    /** A decision whose tunnel, if any, ended in order. */
+    public Decision(
+            String time,
+            String spawn,
+            long connection,
+            String kind,
+            String target,
+            List<String> resolved,
+            String dialed,
+            String verdict,
+            String code,
+            OwnerEvidence owner,
+            long bytesUp,
+            long bytesDown,
+            long durationMillis,
+            long generation) {
+        this(
+                time,
+                spawn,
+                connection,
+                kind,
+                target,
+                resolved,
+                dialed,
+                verdict,
+                code,
+                owner,
+                bytesUp,
+                bytesDown,
+                durationMillis,
+                generation,
+                null);
     }
 }

@@ -8,4 +8,9 @@ package io.portcullis.relay.observe;
 public interface DecisionSink {
 
     void accept(Decision decision);
+
+    /** Lines this sink could not write, since it started (a metric, SPEC R17). */
+    default long dropped() {
+        return 0;
+    }
 }

@@ -1,20 +1,12 @@
 package io.portcullis.relay.observe;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -22,56 +14,72 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes each decision as one JSON line to a stream, on a thread of its own so that a slow disk
- * never stalls an event loop. Lines queued together are written with one flush.
+ * Writes each decision as one JSON line, on a thread of its own so that a slow disk never stalls
+ * an event loop. Lines queued together are written with one write.
  *
  * <p>While lines keep coming, the writer looks for them every {@link #LINGER_NANOS} instead of
  * being woken for each one, so an event loop pays no thread wake-up per connection and a line
- * reaches the stream at most that much later. After a second with nothing to write the writer
+ * reaches the file at most that much later. After a second with nothing to write the writer
  * sleeps until the next line wakes it.
+ *
+ * <p>SPEC R17: one spawn's refusals beyond {@link #REFUSALS_PER_SECOND} a second are folded into
+ * one summary line ({@link Folding}); every control character is escaped ({@link LogJson}); the
+ * file holds whole lines only ({@link LineFile}). Lines that could not be written (a full disk)
+ * are dropped, not held: they are counted ({@link #dropped()}), and the log says so once when
+ * writing fails and once, with the count, when it works again.
  */
 public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JsonLineSink.class);
-    private static final ObjectWriter JSON = new ObjectMapper().writerFor(Decision.class);
-    private static final Decision END =
-            new Decision("end", "end", 0, "end", null, List.of(), null, Decision.DENY, "end", null, 0, 0, 0, 0);
+
+    /** One spawn's refusal lines written whole per second; the rest are folded. */
+    public static final int REFUSALS_PER_SECOND = 100;
 
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final int IDLE_LOOKS = 50;
 
-    private final Writer out;
-    private final boolean closeStream;
-    private final ConcurrentLinkedQueue<Decision> queue = new ConcurrentLinkedQueue<>();
+    private record Queued(Decision decision, long millis) {}
+
+    private static final Queued END = new Queued(null, 0);
+
+    private final LineOutput out;
+    private final String name;
+    private final InstantSource clock;
+    private final Folding folding = new Folding(REFUSALS_PER_SECOND);
+    private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
     private final Thread writer;
     private volatile boolean closed;
     private volatile boolean asleep;
+    private volatile boolean reopen;
+    private volatile long dropped;
+    private volatile long written;
+    private long droppedInEpisode;
+    private boolean failing;
 
-    private JsonLineSink(OutputStream out, boolean closeStream) {
-        this.out = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
-        this.closeStream = closeStream;
+    private JsonLineSink(LineOutput out, String name, InstantSource clock) {
+        this.out = out;
+        this.name = name;
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.writer = Thread.ofPlatform().name("decision-log").daemon(true).start(this::drain);
     }
 
     /** Lines to standard error, which stays open after {@link #close()}. */
     public static JsonLineSink toStandardError() {
-        return new JsonLineSink(System.err, false);
+        return new JsonLineSink(LineOutput.of(System.err), "standard error", InstantSource.system());
     }
 
-    /** Lines appended to {@code file}, created when missing. */
+    /** Lines appended to {@code file}, created 0640 when missing. */
     public static JsonLineSink toFile(Path file) throws IOException {
-        return new JsonLineSink(
-                Files.newOutputStream(
-                        file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE),
-                true);
+        return toFile(file, InstantSource.system());
+    }
+
+    /** As {@link #toFile(Path)}, with the clock that sets the folding's seconds. */
+    static JsonLineSink toFile(Path file, InstantSource clock) throws IOException {
+        return new JsonLineSink(LineFile.open(file), file.toString(), clock);
     }
 
     /** The JSON text of one decision, without the line end. */
     public static String json(Decision decision) {
-        try {
-            return JSON.writeValueAsString(decision);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+        return LogJson.text(decision);
     }
 
     @Override
@@ -80,8 +88,29 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
             log.warn("decision after the log closed: {}", json(decision));
             return;
         }
-        queue.add(decision);
+        queue.add(new Queued(decision, clock.millis()));
         wake();
+    }
+
+    /** Lines that could not be written (the file failed), since the start. */
+    @Override
+    public long dropped() {
+        return dropped;
+    }
+
+    /** Lines written, summaries included, since the start. */
+    long written() {
+        return written;
+    }
+
+    /**
+     * Opens the file again by its name, for log rotation: lines not yet written when this is
+     * called go to the new file. When the file cannot be opened, lines keep going to the old one.
+     */
+    public void reopen() {
+        reopen = true;
+        asleep = false;
+        LockSupport.unpark(writer);
     }
 
     private void wake() {
@@ -92,15 +121,17 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     }
 
     private void drain() {
-        List<Decision> batch = new ArrayList<>();
+        List<Queued> batch = new ArrayList<>();
         int idle = 0;
         while (!Thread.currentThread().isInterrupted()) {
-            for (Decision next = queue.poll(); next != null; next = queue.poll()) {
+            reopenIfAsked();
+            for (Queued next = queue.poll(); next != null; next = queue.poll()) {
                 batch.add(next);
             }
             if (batch.isEmpty()) {
+                writeDueSummaries();
                 idle = Math.min(idle + 1, IDLE_LOOKS);
-                waitForLines(idle == IDLE_LOOKS);
+                waitForLines(idle == IDLE_LOOKS && !folding.pending());
                 continue;
             }
             idle = 0;
@@ -113,6 +144,18 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         }
     }
 
+    private void reopenIfAsked() {
+        if (!reopen) {
+            return;
+        }
+        reopen = false;
+        try {
+            out.reopen();
+        } catch (IOException e) {
+            log.warn("decision log {}: reopen failed, lines keep going to the old file: {}", name, e.toString());
+        }
+    }
+
     /** Parks for the linger, or until {@link #wake()} when idle; a line queued meanwhile is not missed. */
     private void waitForLines(boolean idle) {
         if (!idle) {
@@ -120,28 +163,77 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
             return;
         }
         asleep = true;
-        if (queue.isEmpty()) {
+        if (queue.isEmpty() && !reopen) {
             LockSupport.park(this);
         }
         asleep = false;
     }
 
-    /** Writes the batch up to the end marker; true when the marker was in it. */
-    private boolean write(List<Decision> batch) {
-        try {
-            for (Decision decision : batch) {
-                if (decision == END) {
-                    out.flush();
-                    return true;
-                }
-                out.write(json(decision));
-                out.write('\n');
-            }
-            out.flush();
-        } catch (IOException | UncheckedIOException e) {
-            log.warn("decision log write failed: {}", e.toString());
+    private void writeDueSummaries() {
+        List<Object> lines = new ArrayList<>();
+        folding.due(clock.millis(), lines);
+        if (!lines.isEmpty()) {
+            writeLines(lines);
         }
-        return false;
+    }
+
+    /** Writes the batch up to the end marker; true when the marker was in it. */
+    private boolean write(List<Queued> batch) {
+        List<Object> lines = new ArrayList<>(batch.size());
+        boolean end = false;
+        for (Queued queued : batch) {
+            if (queued == END) {
+                end = true;
+                break;
+            }
+            folding.due(queued.millis(), lines);
+            folding.add(queued.decision(), queued.millis(), lines);
+        }
+        if (end) {
+            folding.all(lines);
+        } else {
+            folding.due(clock.millis(), lines);
+        }
+        writeLines(lines);
+        return end;
+    }
+
+    private void writeLines(List<Object> lines) {
+        Lines bytes = new Lines();
+        int unwritable = 0;
+        for (Object line : lines) {
+            try {
+                bytes.add(LogJson.line(line));
+            } catch (UncheckedIOException e) {
+                unwritable++;
+                log.warn("decision log {}: a line could not be made: {}", name, e.toString());
+            }
+        }
+        LineOutput.Written result = bytes.count() == 0 ? new LineOutput.Written(0, null) : out.write(bytes);
+        written += result.lines();
+        long lost = bytes.count() - result.lines() + unwritable;
+        dropped += lost;
+        account(result.error(), lost);
+    }
+
+    /** One warning when writing starts to fail, one with the count when it works again. */
+    private void account(IOException error, long lost) {
+        if (error != null) {
+            droppedInEpisode += lost;
+            if (!failing) {
+                failing = true;
+                log.warn(
+                        "decision log {}: write failed, dropping lines until it works again: {}",
+                        name,
+                        error.toString());
+            }
+            return;
+        }
+        if (failing) {
+            failing = false;
+            log.warn("decision log {}: writing again; {} lines were dropped", name, droppedInEpisode);
+            droppedInEpisode = 0;
+        }
     }
 
     /** Writes what is queued, then closes the file (not standard error). */
@@ -155,14 +247,13 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (failing) {
+            log.warn("decision log {}: closed while failing; {} lines were dropped", name, droppedInEpisode);
+        }
         try {
-            if (closeStream) {
-                out.close();
-            } else {
-                out.flush();
-            }
+            out.close();
         } catch (IOException e) {
-            log.warn("decision log close failed: {}", e.toString());
+            log.warn("decision log {}: close failed: {}", name, e.toString());
         }
     }
 }

@@ -1,9 +1,11 @@
 package io.portcullis.relay.observe;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -18,6 +20,7 @@ public final class Metrics {
     private final LongAdder bytesDown = new LongAdder();
     private final LongAdder reloadsOk = new LongAdder();
     private final LongAdder reloadsFailed = new LongAdder();
+    private final List<DecisionSink> sinks = new CopyOnWriteArrayList<>();
     private final Histogram decision = new Histogram(
             "portcullis_decision_seconds",
             "Time from a complete request to its verdict (DNS and the owner check included).");
@@ -36,12 +39,24 @@ public final class Metrics {
         long generation();
     }
 
-    /** A sink that counts each decision, then hands it to {@code next}. */
+    /**
+     * A sink that counts each decision, then hands it to {@code next}; the lines {@code next} drops
+     * are counted too.
+     */
     public DecisionSink counting(DecisionSink next) {
         Objects.requireNonNull(next, "next");
-        return record -> {
-            count(record);
-            next.accept(record);
+        sinks.add(next);
+        return new DecisionSink() {
+            @Override
+            public void accept(Decision record) {
+                count(record);
+                next.accept(record);
+            }
+
+            @Override
+            public long dropped() {
+                return next.dropped();
+            }
         };
     }
 
@@ -129,6 +144,14 @@ public final class Metrics {
                 .append('\n');
         out.append("portcullis_config_reloads_total{result=\"error\"} ")
                 .append(reloadsFailed.sum())
+                .append('\n');
+        header(
+                out,
+                "portcullis_decision_lines_dropped_total",
+                "counter",
+                "Decision log lines that could not be written (a full disk, a failing file).");
+        out.append("portcullis_decision_lines_dropped_total ")
+                .append(sinks.stream().mapToLong(DecisionSink::dropped).sum())
                 .append('\n');
         decision.write(out);
         dns.write(out);

@@ -2,21 +2,27 @@ package io.portcullis.relay.resolve;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.resolver.DefaultHostsFileEntriesResolver;
 import io.netty.resolver.HostsFileEntriesResolver;
 import io.netty.resolver.ResolvedAddressTypes;
 import io.netty.resolver.dns.DnsErrorCauseException;
 import io.netty.resolver.dns.DnsNameResolver;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.resolver.dns.DnsNameResolverChannelStrategy;
 import io.netty.resolver.dns.DnsNameResolverTimeoutException;
 import io.netty.resolver.dns.DnsServerAddressStreamProviders;
 import io.netty.resolver.dns.SequentialDnsServerAddressStreamProvider;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import io.portcullis.relay.policy.HostConfig;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The real resolver: netty-resolver-dns on one event loop, A and AAAA (IPv4 first), honouring
@@ -25,51 +31,112 @@ import java.util.concurrent.TimeUnit;
  * {@code printer.corp.example} behind the owner's back. The
  * whole resolution, retries included, is bounded by the DNS timeout. Futures complete on the
  * event loop, so a channel on that loop may continue without a hop.
+ *
+ * <p>SPEC R9, every address of the whole answer: a name in {@code /etc/hosts} gets its entries
+ * there and nothing from DNS. Otherwise the A and the AAAA question are asked apart, each from a
+ * socket of its own, so from a fresh source port the kernel picks; a truncated UDP answer is asked
+ * again over TCP, and when that fails the question fails ({@link TruncatedAnswerGuard}). When
+ * either question fails or times out the name does, instead of being judged on the other family
+ * alone; a family without records (NODATA) only adds no address.
  */
 public final class NettyResolver implements Resolver, AutoCloseable {
+    /** No hosts file for the DNS questions: {@link #hosts} was asked first. */
+    private static final HostsFileEntriesResolver NO_HOSTS = (name, types) -> null;
+
     private final EventLoop loop;
-    private final DnsNameResolver dns;
+    private final DefaultHostsFileEntriesResolver hosts = new DefaultHostsFileEntriesResolver();
+    private final DnsNameResolver ipv4;
+    private final DnsNameResolver ipv6;
     private final long timeoutMillis;
 
     public NettyResolver(EventLoop loop, HostConfig.Dns config) {
         this.loop = loop;
         this.timeoutMillis = config.timeout().toMillis();
-        DnsNameResolverBuilder builder = new DnsNameResolverBuilder(loop)
-                .datagramChannelType(NioDatagramChannel.class)
-                .resolvedAddressTypes(ResolvedAddressTypes.IPV4_PREFERRED)
-                .hostsFileEntriesResolver(HostsFileEntriesResolver.DEFAULT)
-                .queryTimeoutMillis(timeoutMillis)
+        this.ipv4 = build(loop, config, ResolvedAddressTypes.IPV4_ONLY);
+        this.ipv6 = build(loop, config, ResolvedAddressTypes.IPV6_ONLY);
+    }
+
+    private static DnsNameResolver build(EventLoop loop, HostConfig.Dns config, ResolvedAddressTypes family) {
+        return new DnsNameResolverBuilder(loop)
+                .datagramChannelFactory(NettyResolver::datagramChannel)
+                // A fresh socket, so a fresh kernel-chosen source port, for each resolution.
+                .datagramChannelStrategy(DnsNameResolverChannelStrategy.ChannelPerResolution)
+                // A truncated UDP answer is asked again over TCP (not on a UDP timeout: that is dns-timeout).
+                .socketChannelType(NioSocketChannel.class, false)
+                .resolvedAddressTypes(family)
+                .hostsFileEntriesResolver(NO_HOSTS)
+                .queryTimeoutMillis(config.timeout().toMillis())
                 .searchDomains(List.of())
                 .nameServerProvider(
                         config.servers().isEmpty()
                                 ? DnsServerAddressStreamProviders.platformDefault()
-                                : new SequentialDnsServerAddressStreamProvider(config.servers()));
-        this.dns = builder.build();
+                                : new SequentialDnsServerAddressStreamProvider(config.servers()))
+                .build();
+    }
+
+    private static NioDatagramChannel datagramChannel() {
+        NioDatagramChannel channel = new NioDatagramChannel();
+        // First in the pipeline: it sees each datagram before netty's DNS decoder does.
+        channel.pipeline().addLast(TruncatedAnswerGuard.INSTANCE);
+        return channel;
     }
 
     @Override
     public CompletableFuture<Resolution> resolve(String name) {
         CompletableFuture<Resolution> result = new CompletableFuture<>();
         try {
-            Future<List<InetAddress>> query = dns.resolveAll(name);
+            List<InetAddress> pinned = hosts.addresses(name, ResolvedAddressTypes.IPV4_PREFERRED);
+            if (pinned != null && !pinned.isEmpty()) {
+                result.complete(Resolution.resolved(pinned));
+                return result;
+            }
+            Future<List<InetAddress>> a = ipv4.resolveAll(name);
+            Future<List<InetAddress>> aaaa = ipv6.resolveAll(name);
             var timer = loop.schedule(
                     () -> {
                         if (result.complete(Resolution.failed(
                                 Resolution.Outcome.TIMEOUT,
                                 name + " gave no answer within " + timeoutMillis + " ms"))) {
-                            query.cancel(false);
+                            a.cancel(false);
+                            aaaa.cancel(false);
                         }
                     },
                     timeoutMillis,
                     TimeUnit.MILLISECONDS);
-            query.addListener(done -> {
-                timer.cancel(false);
-                result.complete(done.isSuccess() ? answer(name, query.getNow()) : failure(name, done.cause()));
-            });
+            AtomicInteger pending = new AtomicInteger(2);
+            GenericFutureListener<Future<List<InetAddress>>> both = done -> {
+                if (pending.decrementAndGet() == 0) {
+                    timer.cancel(false);
+                    result.complete(combine(name, outcome(name, a), outcome(name, aaaa)));
+                }
+            };
+            a.addListener(both);
+            aaaa.addListener(both);
         } catch (RuntimeException e) {
             result.complete(Resolution.failed(Resolution.Outcome.FAILED, name + ": " + e));
         }
         return result;
+    }
+
+    private static Resolution outcome(String name, Future<List<InetAddress>> query) {
+        return query.isSuccess() ? answer(name, query.getNow()) : failure(name, query.cause());
+    }
+
+    /** A timeout, then a failure, of either family is the whole name's; else both families' addresses, IPv4 first. */
+    static Resolution combine(String name, Resolution v4, Resolution v6) {
+        for (Resolution.Outcome worst : List.of(Resolution.Outcome.TIMEOUT, Resolution.Outcome.FAILED)) {
+            if (v4.outcome() == worst) {
+                return v4;
+            }
+            if (v6.outcome() == worst) {
+                return v6;
+            }
+        }
+        List<InetAddress> all = new ArrayList<>(v4.addresses());
+        all.addAll(v6.addresses());
+        return all.isEmpty()
+                ? Resolution.failed(Resolution.Outcome.EMPTY, name + " has no A or AAAA record")
+                : Resolution.resolved(all);
     }
 
     private static Resolution answer(String name, List<InetAddress> addresses) {
@@ -116,6 +183,7 @@ public final class NettyResolver implements Resolver, AutoCloseable {
 
     @Override
     public void close() {
-        dns.close();
+        ipv4.close();
+        ipv6.close();
     }
 }

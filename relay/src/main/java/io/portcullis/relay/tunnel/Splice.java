@@ -6,12 +6,15 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import io.portcullis.relay.observe.ConnectionRecord;
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -22,21 +25,27 @@ import org.slf4j.LoggerFactory;
  * its next chunk only after the previous one was written to the other side. An end of input on
  * one side becomes a half-close of the other; when both inputs have ended, or either side
  * closes, or no byte moved either way for the idle time, both close.
+ *
+ * <p>A side that fails (a reset, or another I/O error on read or write) is never passed on as an
+ * orderly end, which would make a cut-off download look whole: the other side is reset too
+ * (SO_LINGER 0, then close), and the decision line says which side it was (SPEC R17).
  */
 public final class Splice {
     private static final Logger log = LoggerFactory.getLogger(Splice.class);
 
     private final Channel client;
     private final Channel upstream;
+    private final ConnectionRecord record;
     private final long connection;
     private final long idleMillis;
     private int inputsEnded;
     private boolean closing;
 
-    private Splice(Channel client, Channel upstream, long connection, long idleMillis) {
+    private Splice(Channel client, Channel upstream, ConnectionRecord record, long idleMillis) {
         this.client = client;
         this.upstream = upstream;
-        this.connection = connection;
+        this.record = record;
+        this.connection = record.id();
         this.idleMillis = idleMillis;
     }
 
@@ -51,7 +60,7 @@ public final class Splice {
             throw new IllegalArgumentException("upstream: " + upstream + " (expected: on the client's event loop)");
         }
         ConnectionRecord record = ConnectionRecord.of(client);
-        Splice splice = new Splice(client, upstream, record.id(), idleMillis);
+        Splice splice = new Splice(client, upstream, record, idleMillis);
         // observeOutput: a write still draining to a slow reader counts as bytes moving.
         client.pipeline().addLast("idle", new IdleStateHandler(true, 0, 0, idleMillis, TimeUnit.MILLISECONDS));
         client.pipeline().addLast("copy-up", splice.new Copier(upstream, record::up));
@@ -60,7 +69,8 @@ public final class Splice {
         boolean clientEnded = client instanceof DuplexChannel duplex && duplex.isInputShutdown();
         if (early.isReadable()) {
             record.up(early.readableBytes());
-            upstream.writeAndFlush(early).addListener(clientEnded ? splice.endOr(upstream) : splice.readNextOr(client));
+            upstream.writeAndFlush(early)
+                    .addListener(clientEnded ? splice.endOr(upstream) : splice.readNextOr(client, upstream));
         } else {
             early.release();
             if (clientEnded) {
@@ -77,22 +87,59 @@ public final class Splice {
             if (written.isSuccess()) {
                 inputEnded(peer);
             } else {
-                closeBoth();
+                failed(peer, written.cause());
             }
         };
     }
 
-    private ChannelFutureListener readNextOr(Channel source) {
+    /** After a write to {@code target} of what {@code source} read. */
+    private ChannelFutureListener readNextOr(Channel source, Channel target) {
         return written -> {
             if (written.isSuccess()) {
                 source.read();
             } else {
-                closeBoth();
+                failed(target, written.cause());
             }
         };
     }
 
+    /**
+     * {@code side} failed: an I/O error is passed on to the other side as a reset and recorded;
+     * anything else (a write after close) just closes both.
+     */
+    private void failed(Channel side, Throwable cause) {
+        // A write to a channel already closed is no failure of that side's peer.
+        if (closing || !(cause instanceof IOException) || cause instanceof ClosedChannelException) {
+            closeBoth();
+            return;
+        }
+        closing = true;
+        if (side == upstream) {
+            record.upstreamReset();
+        } else {
+            record.clientReset();
+        }
+        side.close();
+        reset(side == upstream ? client : upstream);
+    }
+
+    /** Closes with a TCP reset: SO_LINGER 0 makes the kernel send RST instead of FIN. */
+    private static void reset(Channel channel) {
+        if (channel.isActive()) {
+            try {
+                channel.config().setOption(ChannelOption.SO_LINGER, 0);
+            } catch (RuntimeException e) {
+                // the channel closed meanwhile; closing it again below is harmless
+            }
+        }
+        channel.close();
+    }
+
     private void inputEnded(Channel peer) {
+        // After a read error netty also reports the end of input; the reset is already under way.
+        if (closing) {
+            return;
+        }
         inputsEnded++;
         if (inputsEnded == 2 || !(peer instanceof DuplexChannel duplex)) {
             closeBoth();
@@ -158,7 +205,7 @@ public final class Splice {
             if (msg instanceof ByteBuf bytes) {
                 counter.accept(bytes.readableBytes());
             }
-            peer.writeAndFlush(msg).addListener(readNextOr(ctx.channel()));
+            peer.writeAndFlush(msg).addListener(readNextOr(ctx.channel(), peer));
         }
 
         @Override
@@ -185,7 +232,7 @@ public final class Splice {
                     connection,
                     ctx.channel() == client ? "client" : "upstream",
                     cause.toString());
-            closeBoth();
+            failed(ctx.channel(), cause);
         }
     }
 }

@@ -24,6 +24,20 @@ public sealed interface DnsAnswer {
         }
     }
 
+    /**
+     * Too big for UDP: over UDP, NOERROR with only the first {@code fit} addresses of the asked
+     * family, and the TC bit set when that is not all of them; over TCP, every address of {@code
+     * whole} (SPEC R9: the client must ask again over TCP and judge the whole answer).
+     */
+    record Truncated(int fit, Addresses whole) implements DnsAnswer {
+        public Truncated {
+            Objects.requireNonNull(whole, "whole");
+            if (fit < 0) {
+                throw new IllegalArgumentException("fit: " + fit + " (expected: >= 0)");
+            }
+        }
+    }
+
     /** NXDOMAIN: the name does not exist. */
     record NxDomain() implements DnsAnswer {}
 
@@ -56,6 +70,13 @@ public sealed interface DnsAnswer {
     /** NOERROR with no address of either family. */
     static DnsAnswer empty() {
         return new Addresses(List.of());
+    }
+
+    /** Over UDP the first {@code fit} addresses of the asked family with TC set; over TCP all of them. */
+    static DnsAnswer truncated(int fit, String... literals) {
+        return new Truncated(
+                fit,
+                new Addresses(Arrays.stream(literals).map(Literals::address).toList()));
     }
 
     static DnsAnswer nxdomain() {

@@ -22,10 +22,13 @@ import io.netty.handler.codec.dns.TcpDnsQueryDecoder;
 import io.netty.handler.codec.dns.TcpDnsResponseEncoder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real DNS server for a {@link Zone}, on one port over UDP and TCP. Check it by hand with
+ * A real DNS server for a {@link Zone}, on one port over UDP and TCP; it records the source port of
+ * each UDP query (SPEC R9: each should be fresh). Check it by hand with
  * {@code dig @127.0.0.1 -p PORT name A} (add {@code +tcp} for TCP).
  */
 public final class ZoneDnsServer implements AutoCloseable {
@@ -34,25 +37,31 @@ public final class ZoneDnsServer implements AutoCloseable {
     private final EventLoopGroup group;
     private final Channel udp;
     private final Channel tcp;
+    private final List<Integer> sourcePorts;
 
-    private ZoneDnsServer(EventLoopGroup group, Channel udp, Channel tcp) {
+    private ZoneDnsServer(EventLoopGroup group, Channel udp, Channel tcp, List<Integer> sourcePorts) {
         this.group = group;
         this.udp = udp;
         this.tcp = tcp;
+        this.sourcePorts = sourcePorts;
     }
 
     /** Serves {@code zone} on {@code address} (port 0 picks a port free for both UDP and TCP). */
     public static ZoneDnsServer start(Zone zone, InetAddress address, int port) throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         ZoneResponder responder = new ZoneResponder(zone);
+        List<Integer> sourcePorts = new CopyOnWriteArrayList<>();
         try {
             for (int attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
-                Channel udp = udp(group, responder).bind(address, port).sync().channel();
+                Channel udp = udp(group, responder, sourcePorts)
+                        .bind(address, port)
+                        .sync()
+                        .channel();
                 int bound = ((InetSocketAddress) udp.localAddress()).getPort();
                 try {
                     Channel tcp =
                             tcp(group, responder).bind(address, bound).sync().channel();
-                    return new ZoneDnsServer(group, udp, tcp);
+                    return new ZoneDnsServer(group, udp, tcp, sourcePorts);
                 } catch (Exception e) {
                     udp.close().sync();
                     if (port != 0) {
@@ -67,7 +76,7 @@ public final class ZoneDnsServer implements AutoCloseable {
         }
     }
 
-    private static Bootstrap udp(EventLoopGroup group, ZoneResponder responder) {
+    private static Bootstrap udp(EventLoopGroup group, ZoneResponder responder, List<Integer> sourcePorts) {
         return new Bootstrap()
                 .group(group)
                 .channel(NioDatagramChannel.class)
@@ -84,11 +93,13 @@ public final class ZoneDnsServer implements AutoCloseable {
                                                     ChannelHandlerContext ctx, DatagramDnsQuery query) {
                                                 var recipient = query.recipient();
                                                 var sender = query.sender();
+                                                sourcePorts.add(sender.getPort());
                                                 int id = query.id();
                                                 var opCode = query.opCode();
                                                 responder.respond(
                                                         ctx,
                                                         query,
+                                                        false,
                                                         code -> new DatagramDnsResponse(
                                                                 recipient, sender, id, opCode, code));
                                             }
@@ -114,7 +125,10 @@ public final class ZoneDnsServer implements AutoCloseable {
                                                 int id = query.id();
                                                 var opCode = query.opCode();
                                                 responder.respond(
-                                                        ctx, query, code -> new DefaultDnsResponse(id, opCode, code));
+                                                        ctx,
+                                                        query,
+                                                        true,
+                                                        code -> new DefaultDnsResponse(id, opCode, code));
                                             }
                                         });
                     }
@@ -124,6 +138,16 @@ public final class ZoneDnsServer implements AutoCloseable {
     /** The address and port it serves on (UDP and TCP). */
     public InetSocketAddress address() {
         return (InetSocketAddress) udp.localAddress();
+    }
+
+    /** The source port of every UDP query so far, in arrival order. */
+    public List<Integer> udpSourcePorts() {
+        return List.copyOf(sourcePorts);
+    }
+
+    /** Stops serving TCP: a connection to the port is refused from now on, UDP still answers. */
+    public void stopTcp() {
+        tcp.close().awaitUninterruptibly();
     }
 
     /** {@code ip:port}, the form of the host configuration's {@code dns.servers}. */

@@ -17,7 +17,8 @@ import java.util.function.Function;
 
 /**
  * Answers one query from the {@link Zone}, for UDP and TCP alike: the transport supplies how to
- * make an empty response for a query id and response code.
+ * make an empty response for a query id and response code, and says whether it is TCP (a
+ * {@link DnsAnswer.Truncated} answer differs by transport).
  */
 final class ZoneResponder {
     private static final long TTL_SECONDS = 1;
@@ -32,7 +33,11 @@ final class ZoneResponder {
      * Answers {@code query} on {@code ctx}. Everything needed is read from the query here, because
      * the query is released when the caller returns while a delayed answer is sent later.
      */
-    void respond(ChannelHandlerContext ctx, DnsQuery query, Function<DnsResponseCode, DnsResponse> newResponse) {
+    void respond(
+            ChannelHandlerContext ctx,
+            DnsQuery query,
+            boolean overTcp,
+            Function<DnsResponseCode, DnsResponse> newResponse) {
         DnsQuestion question = query.recordAt(DnsSection.QUESTION);
         if (question == null) {
             ctx.writeAndFlush(newResponse.apply(DnsResponseCode.FORMERR));
@@ -41,36 +46,38 @@ final class ZoneResponder {
         String name = question.name();
         DnsRecordType type = question.type();
         boolean recursionDesired = query.isRecursionDesired();
-        send(ctx, zone.answer(name, type), name, type, recursionDesired, newResponse);
+        Reply reply = new Reply(ctx, name, type, recursionDesired, overTcp, newResponse);
+        send(reply, zone.answer(name, type));
     }
 
-    private void send(
+    /** What a response needs from its query, read before the query is released. */
+    private record Reply(
             ChannelHandlerContext ctx,
-            DnsAnswer answer,
             String name,
             DnsRecordType type,
             boolean recursionDesired,
-            Function<DnsResponseCode, DnsResponse> newResponse) {
+            boolean overTcp,
+            Function<DnsResponseCode, DnsResponse> newResponse) {}
+
+    private void send(Reply reply, DnsAnswer answer) {
         switch (answer) {
             case DnsAnswer.Silent() -> {}
             case DnsAnswer.Delayed(var delay, var then) ->
-                ctx.executor()
-                        .schedule(
-                                () -> send(ctx, then, name, type, recursionDesired, newResponse),
-                                delay.toNanos(),
-                                TimeUnit.NANOSECONDS);
-            case DnsAnswer.NxDomain() ->
-                reply(ctx, newResponse.apply(DnsResponseCode.NXDOMAIN), name, type, recursionDesired, List.of());
-            case DnsAnswer.ServFail() ->
-                reply(ctx, newResponse.apply(DnsResponseCode.SERVFAIL), name, type, recursionDesired, List.of());
+                reply.ctx().executor().schedule(() -> send(reply, then), delay.toNanos(), TimeUnit.NANOSECONDS);
+            case DnsAnswer.NxDomain() -> reply(reply, DnsResponseCode.NXDOMAIN, false, List.of());
+            case DnsAnswer.ServFail() -> reply(reply, DnsResponseCode.SERVFAIL, false, List.of());
             case DnsAnswer.Addresses addresses ->
-                reply(
-                        ctx,
-                        newResponse.apply(DnsResponseCode.NOERROR),
-                        name,
-                        type,
-                        recursionDesired,
-                        addressesFor(addresses, type));
+                reply(reply, DnsResponseCode.NOERROR, false, addressesFor(addresses, reply.type()));
+            case DnsAnswer.Truncated(var fit, var whole) -> {
+                List<InetAddress> all = addressesFor(whole, reply.type());
+                if (reply.overTcp()) {
+                    reply(reply, DnsResponseCode.NOERROR, false, all);
+                } else if (all.size() > fit) {
+                    reply(reply, DnsResponseCode.NOERROR, true, all.subList(0, fit));
+                } else {
+                    reply(reply, DnsResponseCode.NOERROR, false, all);
+                }
+            }
         }
     }
 
@@ -84,26 +91,23 @@ final class ZoneResponder {
         return List.of();
     }
 
-    private static void reply(
-            ChannelHandlerContext ctx,
-            DnsResponse response,
-            String name,
-            DnsRecordType type,
-            boolean recursionDesired,
-            List<InetAddress> addresses) {
-        if (!ctx.channel().isActive()) {
+    private static void reply(Reply reply, DnsResponseCode code, boolean truncated, List<InetAddress> addresses) {
+        DnsResponse response = reply.newResponse().apply(code);
+        if (!reply.ctx().channel().isActive()) {
             response.release();
             return;
         }
         response.setAuthoritativeAnswer(true)
-                .setRecursionDesired(recursionDesired)
-                .setRecursionAvailable(true);
-        response.addRecord(DnsSection.QUESTION, new DefaultDnsQuestion(name, type));
+                .setRecursionDesired(reply.recursionDesired())
+                .setRecursionAvailable(true)
+                .setTruncated(truncated);
+        response.addRecord(DnsSection.QUESTION, new DefaultDnsQuestion(reply.name(), reply.type()));
         for (InetAddress address : addresses) {
             response.addRecord(
                     DnsSection.ANSWER,
-                    new DefaultDnsRawRecord(name, type, TTL_SECONDS, Unpooled.wrappedBuffer(address.getAddress())));
+                    new DefaultDnsRawRecord(
+                            reply.name(), reply.type(), TTL_SECONDS, Unpooled.wrappedBuffer(address.getAddress())));
         }
-        ctx.writeAndFlush(response);
+        reply.ctx().writeAndFlush(response);
     }
 }

@@ -2,29 +2,41 @@ package io.portcullis.relay.observe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class JsonLineSinkTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static Decision decision(long id) {
+        return decision(id, "nas.lan:8443");
+    }
+
+    private static Decision decision(long id, String target) {
         return new Decision(
                 "2026-11-29T08:00:00Z",
                 "studio",
                 id,
                 "proxy",
-                "nas.lan:8443",
+                target,
                 List.of("192.168.1.5"),
                 "192.168.1.5:8443",
                 "allow",
@@ -34,6 +46,24 @@ class JsonLineSinkTest {
                 20,
                 5,
                 3);
+    }
+
+    private static Decision refusal(String spawn, long id, String code) {
+        return new Decision(
+                "2026-11-29T08:00:00Z",
+                spawn,
+                id,
+                "proxy",
+                "x.example:80",
+                List.of(),
+                null,
+                "deny",
+                code,
+                null,
+                0,
+                0,
+                0,
+                1);
     }
 
     @Test
@@ -57,7 +87,8 @@ class JsonLineSinkTest {
                         "bytesUp",
                         "bytesDown",
                         "durationMillis",
-                        "generation"),
+                        "generation",
+                        "end"),
                 names);
         assertEquals("192.168.1.5:8443", line.get("dialed").asText());
         assertEquals(true, line.get("code").isNull());
@@ -94,12 +125,125 @@ class JsonLineSinkTest {
         }
     }
 
+    @Test
+    void theFileIsCreatedWithoutReadAccessForOthers(@TempDir Path dir) throws Exception {
+        // Regression: the log was created 0644 although its lines carry argv and cwd.
+        Path file = dir.resolve("decisions.jsonl");
+        JsonLineSink.toFile(file).close();
+
+        Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file);
+        assertTrue(LineFile.MODE.containsAll(mode), "at most rw-r-----: " + PosixFilePermissions.toString(mode));
+        assertTrue(mode.contains(PosixFilePermission.OWNER_WRITE), PosixFilePermissions.toString(mode));
+    }
+
+    @ParameterizedTest(name = "U+{0} -> escaped")
+    @ValueSource(strings = {"0000", "000a", "000d", "001f", "007f", "0080", "0085", "009f", "2028", "2029"})
+    void everyControlCharacterInAFieldIsEscaped(String hex) throws Exception {
+        // Regression: C1 controls (U+0085) and U+2028/U+2029 were written raw; a line reader split the record.
+        char control = (char) Integer.parseInt(hex, 16);
+        String target = "a" + control + "b.example:443";
+
+        String line = JsonLineSink.json(decision(1, target));
+
+        assertEquals(-1, line.indexOf(control), line);
+        assertEquals(1, line.split("[\\n\\r\\u000b\\u000c\\u001c-\\u001e\\u0085\\u2028\\u2029]", -1).length);
+        assertEquals(target, JSON.readTree(line).get("target").asText());
+    }
+
+    @Test
+    void textThatIsNoControlIsWrittenAsItIs() {
+        String line = JsonLineSink.json(decision(1, "faß-é.example:443"));
+        assertTrue(line.contains("faß-é.example:443"), line);
+    }
+
+    @Test
+    void oneSpawnsRefusalsBeyondAHundredASecondAreFoldedIntoOneSummaryLine(@TempDir Path dir) throws Exception {
+        // Regression: a flood of refused connections wrote one line each, without bound.
+        AtomicLong now = new AtomicLong(10_000);
+        Path file = dir.resolve("decisions.jsonl");
+        try (JsonLineSink sink = JsonLineSink.toFile(file, () -> Instant.ofEpochMilli(now.get()))) {
+            for (int id = 1; id <= 130; id++) {
+                sink.accept(refusal("flood", id, id % 3 == 0 ? "port-not-allowed" : "not-listed"));
+            }
+            for (int id = 131; id <= 135; id++) {
+                sink.accept(decision(id));
+            }
+            for (int id = 136; id <= 138; id++) {
+                sink.accept(refusal("calm", id, "not-listed"));
+            }
+            awaitWritten(sink, 100 + 5 + 3);
+            Thread.sleep(100);
+            assertEquals(108, sink.written(), "no summary before its second is over");
+
+            now.set(11_000);
+            awaitWritten(sink, 109);
+            sink.accept(refusal("flood", 139, "not-listed"));
+            awaitWritten(sink, 110);
+        }
+
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : Files.readAllLines(file)) {
+            lines.add(JSON.readTree(line));
+        }
+        assertEquals(110, lines.size());
+        JsonNode summary = lines.get(108);
+        assertEquals(JSON.readTree("""
+                        {"time": "1970-01-01T00:00:10Z", "spawn": "flood", "kind": "summary", "folded": 30,
+                         "codes": {"not-listed": 20, "port-not-allowed": 10}}"""), summary);
+        assertEquals(
+                100,
+                lines.stream()
+                        .filter(l -> l.path("spawn").asText().equals("flood")
+                                && l.path("verdict").asText().equals("deny")
+                                && l.get("connection").asLong() <= 130)
+                        .count());
+        assertEquals(139, lines.get(109).get("connection").asLong(), "a new second starts a new count");
+    }
+
+    @Test
+    void reopenWritesTheNextLinesToAFileOfTheSameName(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("decisions.jsonl");
+        Path rotated = dir.resolve("decisions.jsonl.1");
+        try (JsonLineSink sink = JsonLineSink.toFile(file)) {
+            sink.accept(decision(1));
+            awaitLines(file, 1);
+            Files.move(file, rotated);
+
+            sink.reopen();
+            sink.accept(decision(2));
+
+            awaitLines(file, 1);
+            assertEquals(
+                    2,
+                    JSON.readTree(Files.readAllLines(file).get(0))
+                            .get("connection")
+                            .asLong());
+            assertEquals(1, Files.readAllLines(rotated).size());
+            assertTrue(LineFile.MODE.containsAll(Files.getPosixFilePermissions(file)));
+        }
+    }
+
+    private static void awaitWritten(JsonLineSink sink, long count) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (sink.written() + sink.dropped() < count) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("fewer than " + count + " lines handled after 5 s: written " + sink.written()
+                        + ", dropped " + sink.dropped());
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** The file's lines; none while it does not exist (a reopened file appears with its first line). */
+    private static List<String> lines(Path file) throws IOException {
+        return Files.exists(file) ? Files.readAllLines(file) : List.of();
+    }
+
     private static void awaitLines(Path file, int count) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (Files.readAllLines(file).size() < count) {
+        while (lines(file).size() < count) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError(
-                        file + ": fewer than " + count + " lines after 5 s: " + Files.readAllLines(file));
+                throw new AssertionError(file + ": fewer than " + count + " lines after 5 s: " + lines(file));
             }
             Thread.sleep(10);
         }

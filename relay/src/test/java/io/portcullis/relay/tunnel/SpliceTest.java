@@ -1,5 +1,8 @@
 package io.portcullis.relay.tunnel;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.bootstrap.Bootstrap;
@@ -17,6 +20,8 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.observe.DecisionSink;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -93,6 +98,110 @@ class SpliceTest {
         }
     }
 
+    @Test
+    void anUpstreamResetReachesTheClientAsAResetAndIsOnTheDecisionLine() throws Exception {
+        // Regression: an origin that reset after sending data gave the client an orderly end of
+        // stream, so a cut-off download looked whole; the decision line said nothing.
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (ServerSocket origin = new ServerSocket(0, 1, loopback)) {
+            CompletableFuture<Decision> line = new CompletableFuture<>();
+            Channel front = front(origin.getLocalPort(), line::complete);
+            try (Socket client = new Socket(loopback, ((InetSocketAddress) front.localAddress()).getPort())) {
+                client.setSoTimeout(5000);
+                try (Socket served = accept(origin)) {
+                    served.getOutputStream().write(new byte[64 * 1024]);
+                    // The tunnel is up once bytes arrive; a reset before that fails the dial instead.
+                    assertEquals(1024, client.getInputStream().readNBytes(1024).length);
+                    served.setSoLinger(true, 0);
+                }
+
+                IOException end = assertThrows(IOException.class, () -> readToEnd(client), "an orderly end");
+                assertTrue(String.valueOf(end.getMessage()).contains("Connection reset"), end.toString());
+                assertEquals(
+                        Decision.UPSTREAM_RESET, line.get(5, TimeUnit.SECONDS).end());
+            } finally {
+                front.close().sync();
+            }
+        }
+    }
+
+    @Test
+    void aClientResetReachesTheUpstreamAsAResetAndIsOnTheDecisionLine() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (ServerSocket origin = new ServerSocket(0, 1, loopback)) {
+            CompletableFuture<Decision> line = new CompletableFuture<>();
+            Channel front = front(origin.getLocalPort(), line::complete);
+            Socket client = new Socket(loopback, ((InetSocketAddress) front.localAddress()).getPort());
+            try (Socket served = accept(origin)) {
+                served.setSoTimeout(5000);
+                client.getOutputStream().write(new byte[1024]);
+                served.getInputStream().readNBytes(1024);
+                client.setSoLinger(true, 0);
+                client.close();
+
+                IOException end = assertThrows(IOException.class, () -> readToEnd(served), "an orderly end");
+                assertTrue(String.valueOf(end.getMessage()).contains("Connection reset"), end.toString());
+                assertEquals(
+                        Decision.CLIENT_RESET, line.get(5, TimeUnit.SECONDS).end());
+            } finally {
+                front.close().sync();
+            }
+        }
+    }
+
+    @Test
+    void anOrderlyEndStaysOrderlyAndTheLineSaysNothing() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (ServerSocket origin = new ServerSocket(0, 1, loopback)) {
+            CompletableFuture<Decision> line = new CompletableFuture<>();
+            Channel front = front(origin.getLocalPort(), line::complete);
+            Socket client = new Socket(loopback, ((InetSocketAddress) front.localAddress()).getPort());
+            try {
+                client.setSoTimeout(5000);
+                try (Socket served = accept(origin)) {
+                    served.getOutputStream().write(new byte[64 * 1024]);
+                }
+
+                assertEquals(64 * 1024, readToEnd(client));
+                client.close();
+                assertNull(line.get(5, TimeUnit.SECONDS).end());
+            } finally {
+                client.close();
+                front.close().sync();
+            }
+        }
+    }
+
+    /** A splicing front door to the origin on {@code port}; each connection's decision goes to {@code sink}. */
+    private Channel front(int port, DecisionSink sink) throws InterruptedException {
+        return new ServerBootstrap()
+                .group(group)
+                .channel(EpollServerSocketChannel.class)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel client) {
+                        ConnectionRecord.attach(client, "test", 1, InstantSource.system(), sink);
+                        client.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelActive(ChannelHandlerContext ctx) {
+                                ConnectionRecord.of(client).allowed();
+                                dial(client, port, new CompletableFuture<>());
+                            }
+                        });
+                    }
+                })
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .sync()
+                .channel();
+    }
+
+    /** Reads until the end of stream; the byte count. */
+    private static long readToEnd(Socket socket) throws IOException {
+        return socket.getInputStream().transferTo(OutputStream.nullOutputStream());
+    }
+
     private void dial(Channel client, int port, CompletableFuture<Channel> upstream) {
         new Bootstrap()
                 .group(client.eventLoop())
@@ -105,6 +214,7 @@ class SpliceTest {
                     Channel up = connected.channel();
                     if (connected.isSuccess()) {
                         up.pipeline().removeFirst();
+                        ConnectionRecord.of(client).connected();
                         Splice.join(client, up, Unpooled.EMPTY_BUFFER, IDLE_MILLIS);
                         upstream.complete(up);
                     } else {
