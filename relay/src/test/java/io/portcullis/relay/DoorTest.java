@@ -96,7 +96,6 @@ class DoorTest {
                         null)));
     }
 
-
     /** The first spawn gets the door port {@code DOOR}; later ones the next ports, all in this test's namespace. */
     private SpawnHandle open(String id, String network) throws Exception {
         int offset = relay.spawns().size();
