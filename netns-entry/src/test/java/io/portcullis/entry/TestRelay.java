@@ -23,12 +23,13 @@ final class TestRelay implements AutoCloseable {
     private final List<Receiver.Wanted> wanted;
     private final BlockingQueue<Receiver.Outcome> outcomes = new LinkedBlockingQueue<>();
     private final ConcurrentLinkedQueue<Integer> held = new ConcurrentLinkedQueue<>();
+    private final Thread acceptor;
 
     private TestRelay(Path socket, List<Receiver.Wanted> wanted) throws IOException {
         this.socket = socket;
         this.wanted = List.copyOf(wanted);
         this.server = Posix.listenUnix(socket.toString(), 8);
-        Thread.ofPlatform().daemon().start(this::acceptLoop);
+        this.acceptor = Thread.ofPlatform().daemon().start(this::acceptLoop);
     }
 
     /** A relay that takes the sockets in {@code wanted} and nothing else. */
@@ -51,7 +52,14 @@ final class TestRelay implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        // Shut down first and wait for the accepting thread to leave: once the descriptor is closed
+        // its number may be the next relay's, and a late accept here would take that relay's entry.
         Posix.shutdownQuietly(server);
+        try {
+            acceptor.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         Posix.closeQuietly(server);
         held.forEach(Posix::closeQuietly);
         Files.deleteIfExists(socket);
