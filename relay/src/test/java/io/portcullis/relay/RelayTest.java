@@ -457,6 +457,18 @@ class RelayTest {
         assertEquals(9, decision.bytesUp());
     }
 
+    /** Regression: with the client's bytes unread, a plain close reset the client (curl 56, not 52). */
+    @Test
+    void aRefusedForwardEndsInOrderNotWithAReset() throws Exception {
+        SpawnHandle spawn = open();
+
+        SpawnClient client = closing(client(spawn, FORWARD));
+        client.write("GET / HTTP/1.1\r\nHost: 127.0.0.1:5000\r\n\r\n");
+
+        assertEquals(-1, client.input().read(), "an orderly end of input, not a reset");
+        assertEquals("not-listed", nextDecision().code());
+    }
+
     @Test
     void aRefusedForwardIsClosedWithoutAWord() throws Exception {
         SpawnHandle spawn = open();

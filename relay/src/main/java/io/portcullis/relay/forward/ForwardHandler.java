@@ -5,21 +5,27 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.tunnel.Tunnels;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Serves one forward connection: asks for the verdict on the forward's port, keeps the client's
  * first bytes until the tunnel is up, then gets out of the way. A refused or failed forward is
- * closed without a word (SPEC R17).
+ * closed without a word (SPEC R17), in order: the client reads an end, not a reset.
  */
 final class ForwardHandler extends ChannelInboundHandlerAdapter {
+    private static final long DRAIN_MILLIS = 1000;
+
     private final ForwardJudge judge;
     private final int port;
     private final Tunnels tunnels;
     private CompositeByteBuf early;
+    private boolean refused;
 
     ForwardHandler(ForwardJudge judge, int port, Tunnels tunnels) {
         this.judge = judge;
@@ -32,7 +38,7 @@ final class ForwardHandler extends ChannelInboundHandlerAdapter {
         ctx.channel().config().setAutoRead(false);
         early = ctx.alloc().compositeBuffer();
         // Until the tunnel is up, the second reference is the tunnel's: bytes still arriving join it.
-        tunnels.open(ctx.channel(), judge.judge(port), early.retain(), this::established, ForwardHandler::refused);
+        tunnels.open(ctx.channel(), judge.judge(port), early.retain(), this::established, this::refused);
     }
 
     @Override
@@ -53,8 +59,28 @@ final class ForwardHandler extends ChannelInboundHandlerAdapter {
         client.pipeline().remove(this);
     }
 
-    private static void refused(Channel client, DenyCode code) {
-        client.close();
+    /**
+     * Ends the output, then closes once the client's input ends (or after a second): closing with
+     * the client's bytes unread would reset it, and a refused forward is an orderly close.
+     */
+    private void refused(Channel client, DenyCode code) {
+        refused = true;
+        if (!(client instanceof DuplexChannel duplex) || !client.isActive()) {
+            client.close();
+            return;
+        }
+        client.eventLoop().schedule(() -> client.close(), DRAIN_MILLIS, TimeUnit.MILLISECONDS);
+        duplex.shutdownOutput();
+        client.config().setAutoRead(true);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (refused && event instanceof ChannelInputShutdownEvent) {
+            ctx.close();
+        } else {
+            ctx.fireUserEventTriggered(event);
+        }
     }
 
     @Override
