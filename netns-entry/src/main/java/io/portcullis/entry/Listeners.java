@@ -3,13 +3,11 @@ package io.portcullis.entry;
 import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.entry.handoff.Posix;
 import java.io.IOException;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.StandardProtocolFamily;
-import java.net.UnknownHostException;
 import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +18,8 @@ import java.util.List;
  */
 final class Listeners implements AutoCloseable {
 
-    static final InetAddress IPV4_LOOPBACK = literal(new byte[] {127, 0, 0, 1});
-    static final InetAddress IPV6_LOOPBACK = literal(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+    static final InetAddress IPV4_LOOPBACK = Handoff.IPV4_LOOPBACK;
+    static final InetAddress IPV6_LOOPBACK = Handoff.IPV6_LOOPBACK;
 
     /** The kernel caps it at net.core.somaxconn; the relay drains the queue. */
     private static final int BACKLOG = 4096;
@@ -114,18 +112,6 @@ final class Listeners implements AutoCloseable {
             return true;
         } catch (IOException | UnsupportedOperationException e) {
             return false;
-        }
-    }
-
-    static String text(InetAddress address) {
-        return address instanceof Inet6Address ? "::1" : address.getHostAddress();
-    }
-
-    private static InetAddress literal(byte[] bytes) {
-        try {
-            return InetAddress.getByAddress(bytes);
-        } catch (UnknownHostException e) {
-            throw new AssertionError("a 4- or 16-byte literal is always an address", e);
         }
     }
 }

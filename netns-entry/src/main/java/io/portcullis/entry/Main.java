@@ -67,7 +67,7 @@ public final class Main {
                     options.effectiveProxyPort(),
                     options.forwards(),
                     options.door(),
-                    listeners.addresses().stream().map(Listeners::text).toList());
+                    listeners.addresses().stream().map(Handoff::text).toList());
         } catch (Listeners.BindFailure e) {
             System.err.println(PREFIX + e.getMessage() + "; started nothing");
             return ENTRY_FAILED;

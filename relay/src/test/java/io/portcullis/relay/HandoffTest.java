@@ -109,28 +109,35 @@ class HandoffTest {
         assertRefused(send(bad.sockets, fds), bad.reason);
     }
 
-    @Test
-    void aSocketBoundElsewhereThanItsEntrySaysIsRefused() throws Exception {
-        List<Handoff.Socket> sockets = List.of(socket(Kind.PROXY, PROXY), socket(Kind.FORWARD, FORWARD));
-        int elsewhere = Posix.listenTcp(new InetSocketAddress(LOOPBACK, FORWARD + 7), 16);
-        int proxy = Posix.listenTcp(sockets.get(0).address(), 16);
-        assertRefused(send(sockets, List.of(proxy, elsewhere)), "(expected: what its entry says, 127.0.0.1:5000)");
+    /** How the forward's socket is made wrong, and the reason the relay must give. */
+    enum WrongSocket {
+        BOUND_ELSEWHERE(
+                address -> Posix.listenTcp(new InetSocketAddress(LOOPBACK, FORWARD + 7), 16),
+                "(expected: what its entry says, 127.0.0.1:5000)"),
+        NOT_LISTENING(Posix::bindTcp, "not listening (expected: a listening socket)"),
+        UDP(Posix::bindUdp, "(expected: TCP)");
+
+        final Maker maker;
+        final String reason;
+
+        WrongSocket(Maker maker, String reason) {
+            this.maker = maker;
+            this.reason = reason;
+        }
     }
 
-    @Test
-    void aSocketThatDoesNotListenIsRefused() throws Exception {
-        List<Handoff.Socket> sockets = List.of(socket(Kind.PROXY, PROXY), socket(Kind.FORWARD, FORWARD));
-        int proxy = Posix.listenTcp(sockets.get(0).address(), 16);
-        int bound = Posix.bindTcp(sockets.get(1).address());
-        assertRefused(send(sockets, List.of(proxy, bound)), "not listening (expected: a listening socket)");
+    @FunctionalInterface
+    interface Maker {
+        int make(InetSocketAddress address) throws IOException;
     }
 
-    @Test
-    void aUdpSocketWhereTcpBelongsIsRefused() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(WrongSocket.class)
+    void aSocketThatIsNotWhatItsEntrySaysIsRefused(WrongSocket wrong) throws Exception {
         List<Handoff.Socket> sockets = List.of(socket(Kind.PROXY, PROXY), socket(Kind.FORWARD, FORWARD));
         int proxy = Posix.listenTcp(sockets.get(0).address(), 16);
-        int udp = Posix.bindUdp(sockets.get(1).address());
-        assertRefused(send(sockets, List.of(proxy, udp)), "(expected: TCP)");
+        int forward = wrong.maker.make(sockets.get(1).address());
+        assertRefused(send(sockets, List.of(proxy, forward)), wrong.reason);
     }
 
     @Test
@@ -151,7 +158,7 @@ class HandoffTest {
         try {
             Posix.sendWithFds(connection, new Handoff(sockets).encode(), new int[] {proxy});
             Posix.closeQuietly(proxy);
-            assertRefused(answer(connection), "1 descriptors for 2 sockets");
+            assertRefused(Sender.answer(connection, 10_000), "1 descriptors for 2 sockets");
         } finally {
             Posix.closeQuietly(connection);
         }
@@ -191,26 +198,6 @@ class HandoffTest {
         } finally {
             fds.stream().distinct().forEach(Posix::closeQuietly);
         }
-    }
-
-    private static String answer(int connection) throws IOException {
-        byte[] buffer = new byte[4096];
-        StringBuilder line = new StringBuilder();
-        for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline; ) {
-            if (!Posix.awaitReadable(connection, 1000)) {
-                continue;
-            }
-            var got = Posix.receive(connection, buffer.length);
-            if (got.isEmpty()) {
-                continue;
-            }
-            String text = new String(got.get().data(), java.nio.charset.StandardCharsets.UTF_8);
-            line.append(text);
-            if (text.isEmpty() || text.contains("\n")) {
-                break;
-            }
-        }
-        return line.toString().strip();
     }
 
     private void assertRefused(String answer, String reason) throws Exception {

@@ -36,6 +36,12 @@ public record Handoff(List<Socket> sockets) {
     static final int ENTRY = 20;
     private static final byte[] MAGIC = "PCH1".getBytes(StandardCharsets.US_ASCII);
 
+    /** 127.0.0.1 and ::1, the addresses the entry binds for the proxy, the forwards and the door. */
+    public static final InetAddress IPV4_LOOPBACK = address(new byte[] {127, 0, 0, 1}, 0, 4);
+
+    public static final InetAddress IPV6_LOOPBACK =
+            address(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 0, 16);
+
     /** The relay's answer when it took the sockets. */
     public static final String ACCEPTED = "accepted";
 

@@ -62,6 +62,7 @@ public final class Posix {
     static final long SIOCGSKNS = 0x894C;
     static final int EINTR = 4;
     static final int EAGAIN = 11;
+    public static final int EPERM = 1;
     public static final int ENOENT = 2;
     public static final int EACCES = 13;
     public static final int ENOEXEC = 8;
@@ -164,19 +165,13 @@ public final class Posix {
     /** A unix stream socket connected to {@code path}, close-on-exec, with a receive timeout. */
     public static int connectUnix(String path, int timeoutMillis) throws Failure {
         byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
-        if (bytes.length > 107) {
-            throw new IllegalArgumentException("path: " + path + " (expected: at most 107 bytes)");
-        }
         int fd = check("socket", invoke(SOCKET, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment timeout = arena.allocate(16);
             timeout.set(JAVA_LONG, 0, timeoutMillis / 1000);
             timeout.set(JAVA_LONG, 8, (timeoutMillis % 1000) * 1000L);
             check("setsockopt", invoke(SETSOCKOPT, fd, SOL_SOCKET, SO_RCVTIMEO, timeout, 16));
-            MemorySegment sockaddr = arena.allocate(110);
-            sockaddr.set(JAVA_SHORT, 0, (short) AF_UNIX);
-            MemorySegment.copy(bytes, 0, sockaddr, ValueLayout.JAVA_BYTE, 2, bytes.length);
-            check("connect " + path, invoke(CONNECT, fd, sockaddr, 2 + bytes.length + 1));
+            check("connect " + path, invoke(CONNECT, fd, unixAddress(arena, bytes), 2 + bytes.length + 1));
             return fd;
         } catch (Failure e) {
             closeQuietly(fd);
@@ -189,10 +184,7 @@ public final class Posix {
         byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
         int fd = check("socket", invoke(SOCKET, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment sockaddr = arena.allocate(110);
-            sockaddr.set(JAVA_SHORT, 0, (short) AF_UNIX);
-            MemorySegment.copy(bytes, 0, sockaddr, ValueLayout.JAVA_BYTE, 2, bytes.length);
-            check("bind " + path, invoke(BIND, fd, sockaddr, 2 + bytes.length + 1));
+            check("bind " + path, invoke(BIND, fd, unixAddress(arena, bytes), 2 + bytes.length + 1));
             check("listen", invoke(LISTEN, fd, backlog));
             return fd;
         } catch (Failure e) {
@@ -490,6 +482,17 @@ public final class Posix {
         } catch (Throwable e) {
             return "errno " + errno;
         }
+    }
+
+    /** struct sockaddr_un for a path of at most 107 bytes, NUL-terminated. */
+    private static MemorySegment unixAddress(Arena arena, byte[] path) {
+        if (path.length > 107) {
+            throw new IllegalArgumentException("path: " + path.length + " bytes (expected: at most 107)");
+        }
+        MemorySegment sockaddr = arena.allocate(110);
+        sockaddr.set(JAVA_SHORT, 0, (short) AF_UNIX);
+        MemorySegment.copy(path, 0, sockaddr, ValueLayout.JAVA_BYTE, 2, path.length);
+        return sockaddr;
     }
 
     static MemorySegment sockaddr(Arena arena, InetSocketAddress address) {

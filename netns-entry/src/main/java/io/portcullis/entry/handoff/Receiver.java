@@ -53,24 +53,33 @@ public final class Receiver {
     /** Refused for {@code reason}; every descriptor received is closed already. */
     public record Refused(String reason) implements Outcome {}
 
-    /** The network namespace of a process, or of a socket, as the kernel names it. */
-    public record Namespace(long device, long inode) {
-        static Namespace of(Path path) throws IOException {
+    /**
+     * The network namespace of a process, or of a socket, as the kernel names it (device and
+     * inode); {@code pid} is the process it was read through, -1 for a socket.
+     */
+    public record Namespace(long device, long inode, long pid) {
+        static Namespace of(Path path, long pid) throws IOException {
             return new Namespace(
                     ((Number) Files.getAttribute(path, "unix:dev")).longValue(),
-                    ((Number) Files.getAttribute(path, "unix:ino")).longValue());
+                    ((Number) Files.getAttribute(path, "unix:ino")).longValue(),
+                    pid);
         }
 
         /** The network namespace of process {@code pid}. */
         public static Namespace ofProcess(long pid) throws IOException {
-            return of(Path.of("/proc", String.valueOf(pid), "ns", "net"));
+            return of(Path.of("/proc", String.valueOf(pid), "ns", "net"), pid);
+        }
+
+        /** Whether both name the same namespace, whichever process they were read through. */
+        boolean same(Namespace other) {
+            return device == other.device && inode == other.inode;
         }
 
         /** The network namespace a socket was made in (SIOCGSKNS). */
         public static Namespace ofSocket(int fd) throws IOException {
             int ns = Posix.namespaceOf(fd);
             try {
-                return of(Path.of("/proc/self/fd/" + ns));
+                return of(Path.of("/proc/self/fd/" + ns), -1);
             } finally {
                 Posix.closeQuietly(ns);
             }
@@ -222,15 +231,57 @@ public final class Receiver {
         if (!address.isLoopbackAddress()) {
             return Optional.of("bound to " + Handoff.text(address) + " (expected: a loopback address)");
         }
-        Namespace namespace;
+        boolean same;
         try {
-            namespace = Namespace.ofSocket(fd);
+            same = sameNamespace(fd, peer, udp);
         } catch (IOException e) {
             return Optional.of("cannot tell its network namespace (" + e.getMessage() + ")");
         }
-        if (!namespace.equals(peer)) {
-            return Optional.of("made in another network namespace than the entry's (expected: the entry's own)");
+        return same
+                ? Optional.empty()
+                : Optional.of("made in another network namespace than the entry's (expected: the entry's own)");
+    }
+
+    /**
+     * Whether socket {@code fd} was made in {@code peer}'s network namespace: SIOCGSKNS where the
+     * relay may use it (CAP_NET_ADMIN over the socket's namespace: root, or the owner of the
+     * sandbox's user namespace), else whether the socket is in the peer's own socket table.
+     */
+    static boolean sameNamespace(int fd, Namespace peer, boolean udp) throws IOException {
+        try {
+            return Namespace.ofSocket(fd).same(peer);
+        } catch (Posix.Failure e) {
+            if (e.errno() != Posix.EPERM) {
+                throw e;
+            }
         }
-        return Optional.empty();
+        return inTablesOf(fd, peer.pid(), udp);
+    }
+
+    /**
+     * Whether the socket {@code fd} is listed in {@code /proc/PID/net/tcp} or {@code tcp6} ({@code udp},
+     * {@code udp6}): those list the sockets of that process's network namespace, and of no other.
+     */
+    static boolean inTablesOf(int fd, long pid, boolean udp) throws IOException {
+        String link = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
+        if (!link.startsWith("socket:[") || !link.endsWith("]")) {
+            return false;
+        }
+        String inode = link.substring("socket:[".length(), link.length() - 1);
+        for (String table : udp ? List.of("udp", "udp6") : List.of("tcp", "tcp6")) {
+            Path file = Path.of("/proc", String.valueOf(pid), "net", table);
+            if (Files.exists(file) && listed(Files.readAllLines(file), inode)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a /proc/net/tcp-style table (a header, then one socket a line) has a socket of {@code inode}. */
+    static boolean listed(List<String> table, String inode) {
+        return table.stream()
+                .skip(1)
+                .map(line -> line.trim().split("\\s+"))
+                .anyMatch(fields -> fields.length > 9 && fields[9].equals(inode));
     }
 }

@@ -34,7 +34,7 @@ public final class Sender {
     }
 
     /** Reads up to the first line end; an answer cut off by the relay's close reads as far as it came. */
-    static String answer(int connection, int timeoutMillis) throws IOException {
+    public static String answer(int connection, int timeoutMillis) throws IOException {
         ByteArrayOutputStream line = new ByteArrayOutputStream();
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (line.size() < MAX_ANSWER) {

@@ -1,10 +1,9 @@
 package io.portcullis.relay.handoff;
 
+import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.entry.handoff.Handoff.Kind;
 import io.portcullis.entry.handoff.Receiver.Wanted;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -16,9 +15,6 @@ import java.util.TreeSet;
  * spawn has no door). The hand-over must bring exactly these sockets (SPEC R4).
  */
 public record SpawnPorts(int proxy, Set<Integer> forwards, int door) {
-    private static final InetAddress IPV4_LOOPBACK = literal(new byte[] {127, 0, 0, 1});
-    private static final InetAddress IPV6_LOOPBACK =
-            literal(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
 
     public SpawnPorts {
         forwards = Set.copyOf(new TreeSet<>(forwards));
@@ -48,8 +44,8 @@ public record SpawnPorts(int proxy, Set<Integer> forwards, int door) {
     }
 
     private static void add(List<Wanted> wanted, Kind kind, int port) {
-        wanted.add(new Wanted(kind, new InetSocketAddress(IPV4_LOOPBACK, port), true));
-        wanted.add(new Wanted(kind, new InetSocketAddress(IPV6_LOOPBACK, port), false));
+        wanted.add(new Wanted(kind, new InetSocketAddress(Handoff.IPV4_LOOPBACK, port), true));
+        wanted.add(new Wanted(kind, new InetSocketAddress(Handoff.IPV6_LOOPBACK, port), false));
     }
 
     /** The forwards in ascending order. */
@@ -60,14 +56,6 @@ public record SpawnPorts(int proxy, Set<Integer> forwards, int door) {
     private static void checkPort(String name, int port) {
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException(name + ": " + port + " (expected: 1-65535)");
-        }
-    }
-
-    private static InetAddress literal(byte[] bytes) {
-        try {
-            return InetAddress.getByAddress(bytes);
-        } catch (UnknownHostException e) {
-            throw new AssertionError("a 4- or 16-byte literal is always an address", e);
         }
     }
 }

@@ -185,8 +185,8 @@ public final class SpawnSocket implements AutoCloseable {
         }
         channel.config().setAutoRead(false);
         server.close();
-        remove();
         if (peer.isEmpty() || !(channel instanceof EpollDomainSocketChannel epoll)) {
+            context.blocking().execute(this::remove);
             refuse(
                     channel,
                     "the relay's " + context.transport().name()
@@ -196,6 +196,7 @@ public final class SpawnSocket implements AutoCloseable {
         int fd = epoll.fd().intValue();
         long pid = peer.get().pid();
         context.blocking().execute(() -> {
+            remove();
             Receiver.Outcome outcome = Receiver.receive(fd, pid, context.wanted(), context.timeoutMillis());
             if (outcome instanceof Receiver.Accepted accepted) {
                 Optional<String> problem = adopt.apply(accepted);
