@@ -5,10 +5,6 @@ import io.portcullis.entry.handoff.Posix;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
-import java.net.StandardProtocolFamily;
-import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -95,9 +91,8 @@ final class Listeners implements AutoCloseable {
     private static void requireLoopbackUp() throws BindFailure {
         boolean up;
         try {
-            NetworkInterface loopback = NetworkInterface.getByName("lo");
-            up = loopback != null && loopback.isUp();
-        } catch (SocketException e) {
+            up = Posix.interfaceUp("lo");
+        } catch (Posix.Failure e) {
             up = false;
         }
         if (!up) {
@@ -107,10 +102,10 @@ final class Listeners implements AutoCloseable {
 
     /** A namespace without IPv6 (or with ::1 removed) still gets its IPv4 sockets. */
     private static boolean hasIpv6Loopback() {
-        try (ServerSocketChannel probe = ServerSocketChannel.open(StandardProtocolFamily.INET6)) {
-            probe.bind(new InetSocketAddress(IPV6_LOOPBACK, 0));
+        try {
+            Posix.close(Posix.bindTcp(new InetSocketAddress(IPV6_LOOPBACK, 0)));
             return true;
-        } catch (IOException | UnsupportedOperationException e) {
+        } catch (Posix.Failure e) {
             return false;
         }
     }

@@ -15,7 +15,6 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -60,6 +59,7 @@ public final class Posix {
     static final int FD_CLOEXEC = 1;
     static final int O_NONBLOCK = 0x800;
     static final long SIOCGSKNS = 0x894C;
+    static final long SIOCGIFFLAGS = 0x8913;
     static final int EINTR = 4;
     static final int EAGAIN = 11;
     public static final int EPERM = 1;
@@ -77,35 +77,53 @@ public final class Posix {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    /** Where errno sits in the capture state (read directly: a VarHandle costs the start-up milliseconds). */
+    private static final long ERRNO = CAPTURE.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
 
-    private static final MethodHandle SOCKET = call("socket", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
-    private static final MethodHandle SETSOCKOPT =
-            call("setsockopt", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT);
-    private static final MethodHandle GETSOCKOPT =
-            call("getsockopt", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
-    private static final MethodHandle ACCEPT = call("accept4", JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
-    private static final MethodHandle BIND = call("bind", JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT);
-    private static final MethodHandle LISTEN = call("listen", JAVA_INT, JAVA_INT, JAVA_INT);
-    private static final MethodHandle CONNECT = call("connect", JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT);
-    private static final MethodHandle GETSOCKNAME = call("getsockname", JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
-    private static final MethodHandle SENDMSG = call("sendmsg", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT);
-    private static final MethodHandle RECVMSG = call("recvmsg", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT);
-    private static final MethodHandle SEND = call("send", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
-    private static final MethodHandle POLL = call("poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
-    private static final MethodHandle CLOSE = call("close", JAVA_INT, JAVA_INT);
-    private static final MethodHandle OPEN = variadic("open", 2, JAVA_INT, ADDRESS, JAVA_INT);
-    private static final MethodHandle SETNS = call("setns", JAVA_INT, JAVA_INT, JAVA_INT);
-    private static final MethodHandle SHUTDOWN = call("shutdown", JAVA_INT, JAVA_INT, JAVA_INT);
-    private static final MethodHandle FCNTL = variadic("fcntl", 2, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
-    private static final MethodHandle IOCTL = call("ioctl", JAVA_INT, JAVA_INT, JAVA_LONG);
-    private static final MethodHandle CLOSE_RANGE = call("close_range", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
-    private static final MethodHandle SIGPROCMASK = call("sigprocmask", JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
-    private static final MethodHandle SIGACTION = call("sigaction", JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
-    private static final MethodHandle SYSCALL =
-            variadic("syscall", 1, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG);
-    private static final MethodHandle EXECVE = call("execve", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
-    private static final MethodHandle STRERROR = plain("strerror", ADDRESS, JAVA_INT);
+    /**
+     * One downcall handle, glibc's syscall(2), serves every call: linking a handle costs milliseconds,
+     * and the entry's start to ready is counted in them (R22). Numbers per architecture.
+     */
+    private static final MethodHandle SYSCALL = LINKER.downcallHandle(
+            LIBC.find("syscall").orElseThrow(() -> new IllegalStateException("libc has no syscall")),
+            FunctionDescriptor.of(
+                    JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1),
+            Linker.Option.captureCallState("errno"));
+
+    private static final boolean AARCH64 = System.getProperty("os.arch").equals("aarch64");
+
+    /** The system calls used, with their numbers on x86_64 and aarch64. */
+    enum Call {
+        SOCKET(41, 198),
+        SETSOCKOPT(54, 208),
+        GETSOCKOPT(55, 209),
+        ACCEPT(288, 242),
+        BIND(49, 200),
+        LISTEN(50, 201),
+        CONNECT(42, 203),
+        GETSOCKNAME(51, 204),
+        SENDMSG(46, 211),
+        RECVMSG(47, 212),
+        SEND(44, 206),
+        PPOLL(271, 73),
+        CLOSE(3, 57),
+        OPEN(257, 56),
+        SETNS(308, 268),
+        SHUTDOWN(48, 210),
+        FCNTL(72, 25),
+        IOCTL(16, 29),
+        CLOSE_RANGE(436, 436),
+        SIGPROCMASK(14, 135),
+        SIGACTION(13, 134),
+        EXECVE(59, 221);
+
+        private final long number;
+
+        Call(long x86, long arm) {
+            this.number = AARCH64 ? arm : x86;
+        }
+    }
 
     private Posix() {}
 
@@ -144,16 +162,16 @@ public final class Posix {
 
     private static int boundSocket(InetSocketAddress address, int type, int backlog) throws Failure {
         boolean v6 = address.getAddress() instanceof Inet6Address;
-        int fd = check("socket", invoke(SOCKET, v6 ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC, 0));
+        int fd = check("socket", invoke(Call.SOCKET, v6 ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC, 0));
         try (Arena arena = Arena.ofConfined()) {
             setInt(arena, fd, SOL_SOCKET, SO_REUSEADDR, 1);
             if (v6) {
                 setInt(arena, fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
             }
             MemorySegment sockaddr = sockaddr(arena, address);
-            check("bind", invoke(BIND, fd, sockaddr, (int) sockaddr.byteSize()));
+            check("bind", invoke(Call.BIND, fd, sockaddr, (int) sockaddr.byteSize()));
             if (backlog >= 0) {
-                check("listen", invoke(LISTEN, fd, backlog));
+                check("listen", invoke(Call.LISTEN, fd, backlog));
             }
             return fd;
         } catch (Failure e) {
@@ -165,13 +183,13 @@ public final class Posix {
     /** A unix stream socket connected to {@code path}, close-on-exec, with a receive timeout. */
     public static int connectUnix(String path, int timeoutMillis) throws Failure {
         byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
-        int fd = check("socket", invoke(SOCKET, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        int fd = check("socket", invoke(Call.SOCKET, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment timeout = arena.allocate(16);
             timeout.set(JAVA_LONG, 0, timeoutMillis / 1000);
             timeout.set(JAVA_LONG, 8, (timeoutMillis % 1000) * 1000L);
-            check("setsockopt", invoke(SETSOCKOPT, fd, SOL_SOCKET, SO_RCVTIMEO, timeout, 16));
-            check("connect " + path, invoke(CONNECT, fd, unixAddress(arena, bytes), 2 + bytes.length + 1));
+            check("setsockopt", invoke(Call.SETSOCKOPT, fd, SOL_SOCKET, SO_RCVTIMEO, timeout, 16));
+            check("connect " + path, invoke(Call.CONNECT, fd, unixAddress(arena, bytes), 2 + bytes.length + 1));
             return fd;
         } catch (Failure e) {
             closeQuietly(fd);
@@ -182,10 +200,10 @@ public final class Posix {
     /** A unix stream socket listening at {@code path}, close-on-exec: the relay's side, for tests of the entry. */
     public static int listenUnix(String path, int backlog) throws Failure {
         byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
-        int fd = check("socket", invoke(SOCKET, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        int fd = check("socket", invoke(Call.SOCKET, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
         try (Arena arena = Arena.ofConfined()) {
-            check("bind " + path, invoke(BIND, fd, unixAddress(arena, bytes), 2 + bytes.length + 1));
-            check("listen", invoke(LISTEN, fd, backlog));
+            check("bind " + path, invoke(Call.BIND, fd, unixAddress(arena, bytes), 2 + bytes.length + 1));
+            check("listen", invoke(Call.LISTEN, fd, backlog));
             return fd;
         } catch (Failure e) {
             closeQuietly(fd);
@@ -195,7 +213,7 @@ public final class Posix {
 
     /** The next connection of a listening socket, non-blocking and close-on-exec; blocks until there is one. */
     public static int accept(int fd) throws Failure {
-        return check("accept", invoke(ACCEPT, fd, MemorySegment.NULL, MemorySegment.NULL, SOCK_CLOEXEC | 0x800));
+        return check("accept", invoke(Call.ACCEPT, fd, MemorySegment.NULL, MemorySegment.NULL, SOCK_CLOEXEC | 0x800));
     }
 
     /** The pid of a unix socket's peer (SO_PEERCRED). */
@@ -204,7 +222,7 @@ public final class Posix {
             MemorySegment credentials = arena.allocate(12);
             MemorySegment length = arena.allocate(4);
             length.set(JAVA_INT, 0, 12);
-            check("getsockopt SO_PEERCRED", invoke(GETSOCKOPT, fd, SOL_SOCKET, 17, credentials, length));
+            check("getsockopt SO_PEERCRED", invoke(Call.GETSOCKOPT, fd, SOL_SOCKET, 17, credentials, length));
             return credentials.get(JAVA_INT, 0);
         }
     }
@@ -229,7 +247,7 @@ public final class Posix {
                 }
             }
             MemorySegment message = message(arena, buffer, control, controlLength);
-            long sent = invokeLong(SENDMSG, socket, message, MSG_NOSIGNAL);
+            long sent = invokeLong(Call.SENDMSG, socket, message, MSG_NOSIGNAL);
             if (sent < 0) {
                 throw new Failure("sendmsg", errno());
             }
@@ -245,7 +263,7 @@ public final class Posix {
             MemorySegment buffer = arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
             long at = offset;
             while (at < data.length) {
-                long sent = invokeLong(SEND, socket, buffer.asSlice(at), data.length - at, MSG_NOSIGNAL);
+                long sent = invokeLong(Call.SEND, socket, buffer.asSlice(at), data.length - at, MSG_NOSIGNAL, 0L, 0);
                 if (sent < 0) {
                     if (errno() == EINTR) {
                         continue;
@@ -270,7 +288,7 @@ public final class Posix {
             long controlLength = cmsgSpace(4L * MAX_FDS);
             MemorySegment control = arena.allocate(controlLength, 8);
             MemorySegment message = message(arena, buffer, control, controlLength);
-            long got = invokeLong(RECVMSG, socket, message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+            long got = invokeLong(Call.RECVMSG, socket, message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
             if (got < 0) {
                 if (errno() == EAGAIN || errno() == EINTR) {
                     return Optional.empty();
@@ -305,7 +323,10 @@ public final class Posix {
             MemorySegment pollfd = arena.allocate(8, 4);
             pollfd.set(JAVA_INT, 0, fd);
             pollfd.set(JAVA_SHORT, 4, (short) 1);
-            int ready = invoke(POLL, pollfd, 1L, millis);
+            MemorySegment timeout = arena.allocate(16, 8);
+            timeout.set(JAVA_LONG, 0, millis / 1000);
+            timeout.set(JAVA_LONG, 8, (millis % 1000) * 1_000_000L);
+            int ready = invoke(Call.PPOLL, pollfd, 1L, timeout, 0L, 8L);
             if (ready < 0 && errno() != EINTR) {
                 throw new Failure("poll", errno());
             }
@@ -319,7 +340,7 @@ public final class Posix {
             MemorySegment value = arena.allocate(4);
             MemorySegment length = arena.allocate(4);
             length.set(JAVA_INT, 0, 4);
-            check("getsockopt", invoke(GETSOCKOPT, fd, level, name, value, length));
+            check("getsockopt", invoke(Call.GETSOCKOPT, fd, level, name, value, length));
             return value.get(JAVA_INT, 0);
         }
     }
@@ -330,7 +351,7 @@ public final class Posix {
             MemorySegment sockaddr = arena.allocate(128);
             MemorySegment length = arena.allocate(4);
             length.set(JAVA_INT, 0, 128);
-            check("getsockname", invoke(GETSOCKNAME, fd, sockaddr, length));
+            check("getsockname", invoke(Call.GETSOCKNAME, fd, sockaddr, length));
             int family = Short.toUnsignedInt(sockaddr.get(JAVA_SHORT, 0));
             int port = (Byte.toUnsignedInt(sockaddr.get(ValueLayout.JAVA_BYTE, 2)) << 8)
                     | Byte.toUnsignedInt(sockaddr.get(ValueLayout.JAVA_BYTE, 3));
@@ -352,18 +373,35 @@ public final class Posix {
 
     /** A new descriptor for the network namespace of the socket {@code fd} (SIOCGSKNS). */
     public static int namespaceOf(int fd) throws Failure {
-        return check("ioctl SIOCGSKNS", invoke(IOCTL, fd, SIOCGSKNS));
+        return check("ioctl SIOCGSKNS", invoke(Call.IOCTL, fd, SIOCGSKNS));
+    }
+
+    /**
+     * Whether the interface {@code name} of the calling thread's network namespace is up
+     * (SIOCGIFFLAGS, IFF_UP).
+     */
+    public static boolean interfaceUp(String name) throws Failure {
+        int fd = check("socket", invoke(Call.SOCKET, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment request = arena.allocate(40, 8);
+            byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
+            MemorySegment.copy(bytes, 0, request, ValueLayout.JAVA_BYTE, 0, Math.min(bytes.length, 15));
+            check("ioctl SIOCGIFFLAGS " + name, invoke(Call.IOCTL, fd, SIOCGIFFLAGS, request));
+            return (request.get(JAVA_SHORT, 16) & 1) != 0;
+        } finally {
+            closeQuietly(fd);
+        }
     }
 
     /** Makes {@code fd} non-blocking. */
     public static void nonBlocking(int fd) throws Failure {
-        int flags = check("fcntl", invoke(FCNTL, fd, F_GETFL, 0));
-        check("fcntl", invoke(FCNTL, fd, F_SETFL, flags | O_NONBLOCK));
+        int flags = check("fcntl", invoke(Call.FCNTL, fd, F_GETFL, 0));
+        check("fcntl", invoke(Call.FCNTL, fd, F_SETFL, flags | O_NONBLOCK));
     }
 
     /** Marks {@code fd} close-on-exec. */
     static void closeOnExec(int fd) throws Failure {
-        check("fcntl", invoke(FCNTL, fd, F_SETFD, FD_CLOEXEC));
+        check("fcntl", invoke(Call.FCNTL, fd, F_SETFD, FD_CLOEXEC));
     }
 
     /**
@@ -374,10 +412,10 @@ public final class Posix {
     public static void enterNetworkNamespace(String path) throws Failure {
         int fd;
         try (Arena arena = Arena.ofConfined()) {
-            fd = check("open " + path, invoke(OPEN, arena.allocateFrom(path), 0x80000));
+            fd = check("open " + path, invoke(Call.OPEN, -100, arena.allocateFrom(path), 0x80000));
         }
         try {
-            check("setns " + path, invoke(SETNS, fd, 0x40000000));
+            check("setns " + path, invoke(Call.SETNS, fd, 0x40000000));
         } finally {
             closeQuietly(fd);
         }
@@ -385,16 +423,16 @@ public final class Posix {
 
     /** Shuts a socket down both ways; a thread blocked in accept on it returns. */
     public static void shutdownQuietly(int fd) {
-        invoke(SHUTDOWN, fd, 2);
+        invoke(Call.SHUTDOWN, fd, 2);
     }
 
     public static void close(int fd) throws Failure {
-        check("close", invoke(CLOSE, fd));
+        check("close", invoke(Call.CLOSE, fd));
     }
 
     /** Closes, ignoring a failure: the descriptor is released either way. */
     public static void closeQuietly(int fd) {
-        invoke(CLOSE, fd);
+        invoke(Call.CLOSE, fd);
     }
 
     public static void closeQuietly(int[] fds) {
@@ -408,7 +446,7 @@ public final class Posix {
      * (5.11), else one fcntl per descriptor listed in /proc/self/fd.
      */
     public static void closeOnExecFrom3() throws IOException {
-        if (invoke(CLOSE_RANGE, 3, -1, CLOSE_RANGE_CLOEXEC) == 0) {
+        if (invoke(Call.CLOSE_RANGE, 3, -1, CLOSE_RANGE_CLOEXEC) == 0) {
             return;
         }
         try (var listing = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
@@ -416,7 +454,7 @@ public final class Posix {
                             path -> Integer.parseInt(path.getFileName().toString()))
                     .filter(fd -> fd > 2)
                     .toList()) {
-                if (invoke(FCNTL, fd, F_SETFD, FD_CLOEXEC) < 0 && errno() != 9) {
+                if (invoke(Call.FCNTL, fd, F_SETFD, FD_CLOEXEC) < 0 && errno() != 9) {
                     throw new Failure("fcntl F_SETFD " + fd, errno());
                 }
             }
@@ -430,38 +468,26 @@ public final class Posix {
      */
     public static void defaultSignals() throws Failure {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment empty = arena.allocate(128);
-            check("sigprocmask", invoke(SIGPROCMASK, SIG_SETMASK, empty, MemorySegment.NULL));
-            // struct sigaction is 152 bytes on LP64 Linux; sa_handler comes first.
-            MemorySegment old = arena.allocate(152, 8);
-            MemorySegment dfl = arena.allocate(152, 8);
+            MemorySegment empty = arena.allocate(8, 8);
+            check("rt_sigprocmask", invoke(Call.SIGPROCMASK, SIG_SETMASK, empty, 0L, 8L));
+            // The kernel's struct sigaction: handler, flags, restorer, mask; all 0 is SIG_DFL.
+            MemorySegment old = arena.allocate(32, 8);
+            MemorySegment dfl = arena.allocate(32, 8);
             for (int signal = 1; signal < 65; signal++) {
-                if (signal == 9 || signal == 19) {
+                if (signal == 9 || signal == 19 || invoke(Call.SIGACTION, signal, 0L, old, 8L) != 0) {
                     continue;
                 }
-                if (invoke(SIGACTION, signal, MemorySegment.NULL, old) != 0) {
-                    // glibc keeps 32 and 33 for itself; the kernel still passes them on ignored
-                    defaultRaw(arena, signal);
-                } else if (old.get(JAVA_LONG, 0) == 1L) { // SIG_IGN
-                    check("sigaction", invoke(SIGACTION, signal, dfl, MemorySegment.NULL));
+                if (old.get(JAVA_LONG, 0) == 1L) { // SIG_IGN
+                    check("rt_sigaction " + signal, invoke(Call.SIGACTION, signal, dfl, 0L, 8L));
                 }
             }
-        }
-    }
-
-    /** rt_sigaction(2) itself, with the kernel's struct (handler, flags, restorer, mask: all 0 is SIG_DFL). */
-    private static void defaultRaw(Arena arena, int signal) throws Failure {
-        long number = System.getProperty("os.arch").equals("aarch64") ? 134 : 13;
-        MemorySegment dfl = arena.allocate(32, 8);
-        if (invokeLong(SYSCALL, number, signal, dfl, MemorySegment.NULL, 8L) != 0) {
-            throw new Failure("rt_sigaction " + signal, errno());
         }
     }
 
     /** Replaces this process with {@code path}; returns only by throwing when execve failed. */
     public static Failure execve(String path, List<String> argv, List<String> environment) {
         try (Arena arena = Arena.ofConfined()) {
-            invoke(EXECVE, arena.allocateFrom(path), strings(arena, argv), strings(arena, environment));
+            invoke(Call.EXECVE, arena.allocateFrom(path), strings(arena, argv), strings(arena, environment));
             return new Failure("execve " + path, errno());
         }
     }
@@ -475,9 +501,15 @@ public final class Posix {
         return array;
     }
 
+    /** Linked on the first failure only: the path that succeeds does not pay for it. */
+    private static final class Strerror {
+        static final MethodHandle HANDLE =
+                LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
     static String strerror(int errno) {
         try {
-            MemorySegment text = (MemorySegment) STRERROR.invokeExact(errno);
+            MemorySegment text = (MemorySegment) Strerror.HANDLE.invokeExact(errno);
             return text.reinterpret(256).getString(0);
         } catch (Throwable e) {
             return "errno " + errno;
@@ -517,7 +549,7 @@ public final class Posix {
     private static void setInt(Arena arena, int fd, int level, int name, int value) throws Failure {
         MemorySegment option = arena.allocate(4);
         option.set(JAVA_INT, 0, value);
-        check("setsockopt", invoke(SETSOCKOPT, fd, level, name, option, 4));
+        check("setsockopt", invoke(Call.SETSOCKOPT, fd, level, name, option, 4));
     }
 
     /** struct msghdr (56 bytes) with one iovec over {@code buffer}. */
@@ -541,21 +573,26 @@ public final class Posix {
     private static final ThreadLocal<MemorySegment> STATE =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
 
-    static int invoke(MethodHandle handle, Object... args) {
-        return (int) invokeRaw(handle, args);
+    static int invoke(Call call, Object... args) {
+        return (int) invokeLong(call, args);
     }
 
-    static long invokeLong(MethodHandle handle, Object... args) {
-        return (long) invokeRaw(handle, args);
-    }
-
-    private static Object invokeRaw(MethodHandle handle, Object... args) {
-        MemorySegment state = STATE.get();
-        Object[] all = new Object[args.length + 1];
-        all[0] = state;
-        System.arraycopy(args, 0, all, 1, args.length);
+    /** Integers, longs and segments (their address) as the six arguments of syscall(2), unused ones 0. */
+    static long invokeLong(Call call, Object... args) {
+        long[] words = new long[6];
+        for (int i = 0; i < args.length; i++) {
+            words[i] = switch (args[i]) {
+                case Integer value -> value;
+                case Long value -> value;
+                case MemorySegment segment -> segment.address();
+                default ->
+                    throw new IllegalArgumentException(
+                            "args[" + i + "]: " + args[i] + " (expected: an int, a long or a segment)");
+            };
+        }
         try {
-            return handle.invokeWithArguments(all);
+            return (long) SYSCALL.invokeExact(
+                    STATE.get(), call.number, words[0], words[1], words[2], words[3], words[4], words[5]);
         } catch (Throwable e) {
             throw new IllegalStateException("native call failed: " + e, e);
         }
@@ -563,7 +600,7 @@ public final class Posix {
 
     /** The errno that this thread's last call left. */
     static int errno() {
-        return (int) ERRNO.get(STATE.get(), 0L);
+        return STATE.get().get(JAVA_INT, ERRNO);
     }
 
     static int check(String call, int result) throws Failure {
@@ -571,26 +608,5 @@ public final class Posix {
             throw new Failure(call, errno());
         }
         return result;
-    }
-
-    private static MethodHandle call(String name, MemoryLayout result, MemoryLayout... args) {
-        return LINKER.downcallHandle(
-                LIBC.find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name)),
-                FunctionDescriptor.of(result, args),
-                Linker.Option.captureCallState("errno"));
-    }
-
-    private static MethodHandle variadic(String name, int fixed, MemoryLayout result, MemoryLayout... args) {
-        return LINKER.downcallHandle(
-                LIBC.find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name)),
-                FunctionDescriptor.of(result, args),
-                Linker.Option.firstVariadicArg(fixed),
-                Linker.Option.captureCallState("errno"));
-    }
-
-    private static MethodHandle plain(String name, MemoryLayout result, MemoryLayout... args) {
-        return LINKER.downcallHandle(
-                LIBC.find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name)),
-                FunctionDescriptor.of(result, args));
     }
 }
