@@ -77,7 +77,7 @@ class HandoffTest {
                 "is not one this spawn's policy calls for",
                 socket(Kind.PROXY, PROXY + 1),
                 socket(Kind.FORWARD, FORWARD)),
-        MISSING_SOCKET("socket is missing", socket(Kind.PROXY, PROXY)),
+        MISSING_SOCKET("the proxy 127.0.0.1:39080 socket is missing", socket(Kind.FORWARD, FORWARD)),
         EXTRA_SOCKET(
                 "is not one this spawn's policy calls for",
                 socket(Kind.PROXY, PROXY),
@@ -148,6 +148,27 @@ class HandoffTest {
             int forward = Posix.listenTcp(sockets.get(1).address(), 16);
             assertRefused(send(sockets, List.of(foreign, forward)), "made in another network namespace");
         }
+    }
+
+    /** D29: in the relay's own namespace a forward would dial the relay itself, so it may be missing. */
+    @Test
+    void aForwardMayBeMissingInTheRelaysOwnNamespaceOnly() throws Exception {
+        try (RemoteEntry elsewhere = RemoteEntry.start()) {
+            IOException refused =
+                    assertThrows(IOException.class, () -> elsewhere.handOver(spawn.socket(), PROXY, List.of()));
+            assertTrue(
+                    refused.getMessage().contains("the forward 127.0.0.1:5000 socket is missing"),
+                    refused.getMessage());
+        }
+        SpawnHandle here = relay.open(SpawnPolicyJson.parse("here.json", """
+                {"id": "here", "proxyPort": 39180, "hosts": [{"target": "127.0.0.1:%d", "scheme": "tcp"}]}""".formatted(FORWARD)));
+        String answer =
+                Sender.handOver(here.socket(), List.of(socket(Kind.PROXY, 39180)), new int[] {listen(39180)}, 10_000);
+        assertEquals(Handoff.ACCEPTED, answer);
+    }
+
+    private static int listen(int port) throws IOException {
+        return Posix.listenTcp(new InetSocketAddress(LOOPBACK, port), 16);
     }
 
     @Test

@@ -104,13 +104,27 @@ public final class Receiver {
             if (problem.isPresent()) {
                 return new Refused(problem.get());
             }
-            return check(message.toByteArray(), fds, peer, wanted);
+            return check(message.toByteArray(), fds, peer, forHost(wanted, peer));
         } catch (RuntimeException | IOException e) {
             return new Refused("the hand-over failed: " + e.getMessage());
         } finally {
             // check() empties the list when it hands the descriptors on; all others are closed here.
             fds.forEach(Posix::closeQuietly);
         }
+    }
+
+    /**
+     * An entry in the relay's own network namespace (a bench, a wall without one) has no forwards:
+     * its loopback is the host's, so a forward would dial the relay's own socket. Its forward
+     * sockets may be missing; any that come are still checked like the rest.
+     */
+    static List<Wanted> forHost(List<Wanted> wanted, Namespace peer) throws IOException {
+        if (!peer.same(Namespace.ofProcess(ProcessHandle.current().pid()))) {
+            return wanted;
+        }
+        return wanted.stream()
+                .map(want -> want.kind() == Kind.FORWARD ? new Wanted(want.kind(), want.address(), false) : want)
+                .toList();
     }
 
     /** Reads one whole header; descriptors may come only with its first bytes. */
