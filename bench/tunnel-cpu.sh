@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench/tunnel-cpu.sh [ROOT...]: CPU time per new CONNECT tunnel in the relay and the entry, read from
-# /proc, for one or more built Portcullis trees (default: this one), in interleaved rounds.
+# /proc, for one or more built Portcullis trees (default: this one), in interleaved rounds. The entry
+# runs `sleep` as its command: a one-hop entry becomes it (the entry column is then the command's, 0),
+# an older two-process entry stays beside it and carries every byte.
 #   bench/tunnel-cpu.sh                         # this tree
 #   bench/tunnel-cpu.sh /path/to/older .        # before/after: rounds alternate between the trees
 # Root only: the relay, the entry, the origin and the load run as the unprivileged user that
@@ -80,7 +82,8 @@ one() {
         [ -n "$socket" ] && break
         sleep 0.1
     done
-    "${as_user[@]}" "$root/portcullis" entry --relay "$socket" --proxy-port "$port" >"$dir/entry.log" 2>&1 &
+    "${as_user[@]}" "$root/portcullis" entry --relay "$socket" --proxy-port "$port" -- sleep 100000 \
+        >"$dir/entry.log" 2>&1 &
     entry=$!
     pids+=($entry)
     local load=("${as_user[@]}" "$work/loadgen")

@@ -399,6 +399,33 @@ class RelayTest {
         silent.close();
     }
 
+    /**
+     * Regression (issue 9, classes 14 and 18): over budget is answered and closed at once, every
+     * time; the two-process path lost some 503s in its bridge and held silent ones to the header
+     * timeout. 300 connections in a row while the one place is held, each answered within the test.
+     */
+    @Test
+    void everyConnectionOverBudgetIsAnsweredAndClosedAtOnce() throws Exception {
+        limits = new HostConfig.Limits(
+                8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 1, 100, 1 << 20);
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+        // A tunnel that is up holds the one place for sure (a silent connection may still be placing
+        // itself on the other event loop when the next one arrives).
+        SpawnClient held = tunnel(spawn, "origin.test:443");
+        assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", held.readHead());
+
+        for (int i = 0; i < 300; i++) {
+            try (SpawnClient over = SpawnClient.open(spawn.proxyPort())) {
+                String answer = new String(over.readToEnd(), StandardCharsets.ISO_8859_1);
+                assertTrue(answer.startsWith("HTTP/1.1 503 "), "connection " + i + ": " + answer);
+                assertTrue(answer.contains("\r\nPortcullis-Deny: limit-spawn\r\n"), answer);
+            }
+        }
+        held.close();
+    }
+
     @Test
     void theRelaysConnectionBudgetCoversEverySpawn() throws Exception {
         limits = new HostConfig.Limits(
