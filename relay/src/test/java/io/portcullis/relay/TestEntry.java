@@ -1,7 +1,6 @@
 package io.portcullis.relay;
 
 import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Posix;
 import io.portcullis.entry.handoff.Sender;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -36,19 +35,7 @@ final class TestEntry {
 
     /** Binds {@code sockets}, sends them and returns the relay's answer; the test's copies are closed. */
     static String send(Path socket, List<Handoff.Socket> sockets) throws IOException {
-        int[] fds = new int[sockets.size()];
-        try {
-            for (int i = 0; i < sockets.size(); i++) {
-                fds[i] = Posix.listenTcp(sockets.get(i).address(), 128);
-            }
-            return Sender.handOver(socket, sockets, fds, 10_000);
-        } finally {
-            for (int fd : fds) {
-                if (fd > 0) {
-                    Posix.closeQuietly(fd);
-                }
-            }
-        }
+        return Sender.bindAndHandOver(socket, sockets, 10_000);
     }
 
     static Handoff.Socket socket(Handoff.Kind kind, int port) {

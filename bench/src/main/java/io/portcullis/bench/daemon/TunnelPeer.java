@@ -1,7 +1,6 @@
 package io.portcullis.bench.daemon;
 
 import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Posix;
 import io.portcullis.entry.handoff.Sender;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -102,12 +101,7 @@ public final class TunnelPeer {
         List<Handoff.Socket> sockets = List.of(
                 new Handoff.Socket(Handoff.Kind.PROXY, new InetSocketAddress(loopback, 39080)),
                 new Handoff.Socket(Handoff.Kind.FORWARD, new InetSocketAddress(loopback, port)));
-        int[] fds = {
-            Posix.listenTcp(sockets.get(0).address(), 4096),
-            Posix.listenTcp(sockets.get(1).address(), 4096)
-        };
-        String answer = Sender.handOver(socket, sockets, fds, 10_000);
-        Posix.closeQuietly(fds);
+        String answer = Sender.bindAndHandOver(socket, sockets, 10_000);
         if (!answer.equals(Handoff.ACCEPTED)) {
             throw new IOException("the relay refused the hand-over: " + answer);
         }

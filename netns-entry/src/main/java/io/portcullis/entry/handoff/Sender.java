@@ -33,6 +33,27 @@ public final class Sender {
         }
     }
 
+    /**
+     * Binds {@code sockets} (listening TCP) in the calling process's namespace, hands them to the
+     * relay and closes these copies: the entry's whole job in one call, for tests and benches that
+     * play the entry. Returns the relay's answer line.
+     */
+    public static String bindAndHandOver(Path relay, List<Handoff.Socket> sockets, int timeoutMillis)
+            throws IOException {
+        int[] fds = new int[sockets.size()];
+        int bound = 0;
+        try {
+            for (; bound < fds.length; bound++) {
+                fds[bound] = Posix.listenTcp(sockets.get(bound).address(), 4096);
+            }
+            return handOver(relay, sockets, fds, timeoutMillis);
+        } finally {
+            for (int i = 0; i < bound; i++) {
+                Posix.closeQuietly(fds[i]);
+            }
+        }
+    }
+
     /** Reads up to the first line end; an answer cut off by the relay's close reads as far as it came. */
     public static String answer(int connection, int timeoutMillis) throws IOException {
         ByteArrayOutputStream line = new ByteArrayOutputStream();

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Posix;
 import io.portcullis.entry.handoff.Sender;
 import io.portcullis.it.world.Portcullis;
 import java.io.BufferedReader;
@@ -122,17 +121,9 @@ class DoorTokenLogTest {
         List<Handoff.Socket> sockets = List.of(
                 new Handoff.Socket(Handoff.Kind.PROXY, new InetSocketAddress(loopback, proxyPort)),
                 new Handoff.Socket(Handoff.Kind.DOOR, new InetSocketAddress(loopback, DOOR)));
-        int[] fds = {
-            Posix.listenTcp(sockets.get(0).address(), 64),
-            Posix.listenTcp(sockets.get(1).address(), 64)
-        };
-        try {
-            String answer = Sender.handOver(socket, sockets, fds, 10_000);
-            if (!answer.equals(Handoff.ACCEPTED)) {
-                throw new IOException("the relay refused the hand-over: " + answer);
-            }
-        } finally {
-            Posix.closeQuietly(fds);
+        String answer = Sender.bindAndHandOver(socket, sockets, 10_000);
+        if (!answer.equals(Handoff.ACCEPTED)) {
+            throw new IOException("the relay refused the hand-over: " + answer);
         }
     }
 
