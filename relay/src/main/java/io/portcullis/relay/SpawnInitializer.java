@@ -56,9 +56,9 @@ final class SpawnInitializer extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel channel) {
+        // TCP_NODELAY is Netty's default for accepted sockets already.
         if (channel.config() instanceof SocketChannelConfig tcp) {
             tcp.setAllowHalfClosure(true);
-            tcp.setTcpNoDelay(true);
         }
         spawn.connections().add(channel);
         ConnectionRecord record = ConnectionRecord.attach(

@@ -54,7 +54,6 @@ public final class Dialer {
         CompletableFuture<Outcome> result = new CompletableFuture<>();
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
-                .channelFactory(transport.tcp())
                 .option(ChannelOption.AUTO_READ, false)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
@@ -64,7 +63,7 @@ public final class Dialer {
         return result;
     }
 
-    private static void next(
+    private void next(
             Bootstrap bootstrap,
             List<InetSocketAddress> addresses,
             int index,
@@ -73,7 +72,8 @@ public final class Dialer {
             CompletableFuture<Outcome> result) {
         InetSocketAddress address = addresses.get(index);
         attempt.accept(address);
-        ChannelFuture connect = bootstrap.connect(address);
+        ChannelFuture connect =
+                bootstrap.clone().channelFactory(transport.tcp().to(address)).connect(address);
         connect.addListener(f -> {
             if (f.isSuccess()) {
                 connect.channel().pipeline().remove(Placeholder.INSTANCE);

@@ -10,12 +10,16 @@ import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.spi.SelectorProvider;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,7 +31,8 @@ import java.util.Optional;
  * @param name {@code epoll} or {@code nio}
  * @param io the event loops' I/O handler
  * @param domainServer the spawn socket's listening channel
- * @param tcp the outbound channel to a checked address
+ * @param tcp the outbound channel to a checked address, of that address's own family: an IPv4
+ *     target gets an IPv4 socket, not a dual-stack one (no V6ONLY option to set, no peer lookup)
  * @param peers reads the peer's pid and uid of an accepted spawn-socket connection
  * @param listener adopts a listening TCP socket that the entry handed over, by its descriptor
  */
@@ -35,7 +40,7 @@ public record Transport(
         String name,
         IoHandlerFactory io,
         ChannelFactory<? extends ServerChannel> domainServer,
-        ChannelFactory<? extends Channel> tcp,
+        TcpFactory tcp,
         PeerReader peers,
         ListenerAdopter listener) {
 
@@ -74,7 +79,7 @@ public record Transport(
                 "nio",
                 NioIoHandler.newFactory(),
                 NioServerDomainSocketChannel::new,
-                NioSocketChannel::new,
+                family -> new NioSocketChannel(SelectorProvider.provider(), family),
                 channel -> Optional.empty(),
                 fd -> {
                     throw new UnsupportedOperationException("nio: cannot adopt socket " + fd + " (expected: epoll)");
@@ -98,6 +103,20 @@ public record Transport(
     @FunctionalInterface
     public interface PeerReader {
         Optional<Peer> read(Channel channel) throws IOException;
+    }
+
+    /** Opens an outbound TCP channel of one address family. */
+    @FunctionalInterface
+    public interface TcpFactory {
+        Channel open(SocketProtocolFamily family);
+
+        /** For a bootstrap that dials {@code address}. */
+        default ChannelFactory<Channel> to(InetSocketAddress address) {
+            SocketProtocolFamily family = address.getAddress() instanceof Inet6Address
+                    ? SocketProtocolFamily.INET6
+                    : SocketProtocolFamily.INET;
+            return () -> open(family);
+        }
     }
 
     /** A server channel over a listening socket that is open already. */

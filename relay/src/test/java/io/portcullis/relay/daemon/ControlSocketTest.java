@@ -31,7 +31,7 @@ class ControlSocketTest {
                 "test",
                 NioIoHandler.newFactory(),
                 NioServerDomainSocketChannel::new,
-                NioSocketChannel::new,
+                family -> new NioSocketChannel(),
                 peers,
                 fd -> {
                     throw new UnsupportedOperationException();
