@@ -6,6 +6,7 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -23,7 +24,8 @@ import java.util.Set;
 /**
  * A spawn's door token (SPEC R13): 32 random bytes, written once as 64 lowercase hex digits (no
  * newline) to a new file of mode 0400, of which the relay keeps only the SHA-256. The file is
- * created new (never over an existing file or through a symbolic link) in a directory owned by the
+ * created new (never over an existing file or through a symbolic link, but for a stale token of a
+ * killed relay, which is removed first) in a directory owned by the
  * relay's uid or root that group and others cannot write, so that no other user can swap, remove
  * or pre-create the file; it is removed when the spawn closes. No method returns or prints the token.
  */
@@ -59,6 +61,7 @@ public final class DoorToken {
         byte[] token = new byte[BYTES];
         random.nextBytes(token);
         byte[] text = HexFormat.of().formatHex(token).getBytes(StandardCharsets.US_ASCII);
+        removeIfStale(file);
         try (SeekableByteChannel out = Files.newByteChannel(
                 file,
                 Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
@@ -84,6 +87,30 @@ public final class DoorToken {
         } finally {
             Arrays.fill(token, (byte) 0);
             Arrays.fill(text, (byte) 0);
+        }
+    }
+
+    /**
+     * A token file that a relay killed with SIGKILL left behind is removed, so the same command can
+     * start again: a regular file (not a link) of mode 0400 holding exactly 64 lowercase hex digits,
+     * in a directory that only the relay or root can write. Anything else there stays, and minting
+     * then fails: the relay never replaces a file that is not one of its tokens.
+     */
+    private static void removeIfStale(Path file) throws IOException {
+        PosixFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        if (!attributes.isRegularFile()
+                || attributes.size() != 2 * BYTES
+                || !PosixFilePermissions.toString(attributes.permissions()).equals("r--------")) {
+            return;
+        }
+        String text = Files.readString(file, StandardCharsets.US_ASCII);
+        if (text.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+            Files.delete(file);
         }
     }
 

@@ -48,6 +48,32 @@ class DoorTokenTest {
         assertFalse(Files.readString(dir.resolve("a")).equals(Files.readString(dir.resolve("b"))));
     }
 
+    /** Regression (issue 9, class 16): a relay killed with SIGKILL left its token; the next start failed. */
+    @Test
+    void aStaleTokenOfAKilledRelayIsReplacedSoTheSameCommandStartsAgain() throws Exception {
+        DoorToken first = mint(dir.resolve("token"));
+        String before = Files.readString(dir.resolve("token"));
+
+        DoorToken second = mint(dir.resolve("token"));
+
+        String after = Files.readString(dir.resolve("token"));
+        assertFalse(after.equals(before), "a new token");
+        assertTrue(second.matches(after));
+        assertFalse(first.matches(after));
+    }
+
+    @Test
+    void aFileThatOnlyLooksLikeATokenInPartStays() throws Exception {
+        Path wrongMode = Files.writeString(dir.resolve("mode"), "a".repeat(64));
+        Path notHex = Files.writeString(dir.resolve("text"), "z".repeat(64));
+        Files.setPosixFilePermissions(notHex, PosixFilePermissions.fromString("r--------"));
+
+        assertThrows(IOException.class, () -> mint(wrongMode));
+        assertThrows(IOException.class, () -> mint(notHex));
+        assertEquals("a".repeat(64), Files.readString(wrongMode));
+        assertEquals("z".repeat(64), Files.readString(notHex));
+    }
+
     @Test
     void anExistingFileOrSymbolicLinkIsNeverWritten() throws Exception {
         Files.writeString(dir.resolve("existing"), "keep");
