@@ -39,12 +39,18 @@ public enum Sandbox {
                     "sh");
         }
     },
-    /** util-linux unshare: the caller becomes root of the new user namespace, and brings loopback up. */
+    /**
+     * util-linux unshare: the caller becomes root of the new user namespace, and brings loopback up.
+     * It forks, so that the command (which the entry becomes) is unshare's child, as it is
+     * bubblewrap's, and takes the command down with it.
+     */
     UNSHARE("unshare") {
         @Override
         List<String> prefix() {
             return List.of(
                     "unshare",
+                    "--fork",
+                    "--kill-child",
                     "--user",
                     "--map-root-user",
                     "--net",

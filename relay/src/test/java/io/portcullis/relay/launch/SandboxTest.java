@@ -36,7 +36,7 @@ class SandboxTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({
         "BWRAP, bwrap --unshare-net --unshare-user --die-with-parent",
-        "UNSHARE, unshare --user --map-root-user --net"
+        "UNSHARE, unshare --fork --kill-child --user --map-root-user --net"
     })
     void theWrappedCommandComesLastAfterTheReadinessFile(Sandbox sandbox, String start) {
         List<String> argv = sandbox.wrap(List.of("entry", "--", "curl", "x y"), Path.of("/tmp/ready"));

@@ -147,6 +147,16 @@ class RunEndToEndTest {
                 "decision lines go to stderr by default: " + run.err());
     }
 
+    /** Issue 14: no process of Portcullis stays in the namespace; the command is the sandbox's child. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"bwrap", "unshare"})
+    void theCommandsParentIsTheSandboxNotAJvm(String sandbox) throws Exception {
+        Run run = run(sandbox, List.of(), "/bin/sh", "-c", "cat /proc/$PPID/comm; ls -l /proc/$$/exe");
+        assertEquals(0, run.exit(), run.toString());
+        assertEquals(sandbox, run.out().lines().findFirst().orElse(""), run.toString());
+        assertFalse(run.out().contains("java"), "no JVM is the command's process or parent: " + run.out());
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"bwrap", "unshare"})
     void theSpawnDirectoryIsGoneOnceTheCommandRuns(String sandbox) throws Exception {
