@@ -40,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DoorTokenLogTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    // This test binds the spawn's sockets in the host's namespace: its ports (3001, the proxy on 29080)
+    // are below the ephemeral range, so no connection's own local port can hold them.
     private static final int DOOR = 3001;
 
     @TempDir
@@ -51,7 +53,7 @@ class DoorTokenLogTest {
             Thread.ofVirtual().start(() -> answerEach(gateway));
             Path log = dir.resolve("decisions.log");
             Path spawn = Files.writeString(dir.resolve("spawn.json"), """
-                    {"id": "kiosk", "door": {"port": %d, "routes": [{"method": "GET", "path": "/kiosk/state"}],
+                    {"id": "kiosk", "proxyPort": 29080, "door": {"port": %d, "routes": [{"method": "GET", "path": "/kiosk/state"}],
                      "tokenFile": "%s"}}""".formatted(DOOR, dir.resolve("token")));
             Path host = Files.writeString(dir.resolve("host.json"), """
                     {"owner": {"gatewayPort": %d}, "limits": {"headerTimeoutMillis": 500, "headerBytes": 1024},
