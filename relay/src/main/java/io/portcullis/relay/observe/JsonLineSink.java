@@ -46,6 +46,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private final InstantSource clock;
     private final Folding folding = new Folding(REFUSALS_PER_SECOND);
     private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
+    private final Lines bytes = new Lines();
     private final Thread writer;
     private volatile boolean closed;
     private volatile boolean asleep;
@@ -199,7 +200,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     }
 
     private void writeLines(List<Object> lines) {
-        Lines bytes = new Lines();
+        bytes.clear();
         int unwritable = 0;
         for (Object line : lines) {
             try {

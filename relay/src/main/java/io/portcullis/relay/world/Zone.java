@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The names a {@link ZoneDnsServer} serves, changed by the test as it runs. Each name has a
  * sequence of answers: the n-th query of a record type gets the n-th answer (the last one repeats),
  * so a name's addresses can change between two resolutions, while the A and AAAA queries of one
- * resolution see the same step. Every query is counted per name and type. Unknown names are NXDOMAIN.
+ * resolution see the same step. Every query is counted per name and type, over UDP and TCP alike (the
+ * TCP retry of a truncated answer is a query of its own, and takes the next step). Unknown names
+ * are NXDOMAIN.
  */
 public final class Zone {
     private record Key(String name, int type) {}
