@@ -16,6 +16,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Budgets {
     private final AtomicInteger open = new AtomicInteger();
+    /** The most places this budget has whatever the configuration says: the relay's descriptor bound. */
+    private final int cap;
+
+    /** A spawn's budget: its size is the configuration's alone. */
+    Budgets() {
+        this(Integer.MAX_VALUE);
+    }
+
+    /** The relay's budget, never more than {@code cap} places (see {@link Descriptors#connections()}). */
+    Budgets(int cap) {
+        if (cap < 1) {
+            throw new IllegalArgumentException("cap: " + cap + " (expected: >= 1)");
+        }
+        this.cap = cap;
+    }
 
     /**
      * Takes a place in {@code spawn}'s budget and the {@code relay}'s for {@code channel}; returns
@@ -33,7 +48,7 @@ final class Budgets {
     }
 
     static DenyCode take(Budgets spawn, Budgets relay, HostConfig.Limits limits, int spawnsOpen) {
-        int relayMax = limits.relayConnections();
+        int relayMax = Math.min(limits.relayConnections(), relay.cap);
         if (!spawn.tryTake(limits.spawnConnections())) {
             return DenyCode.LIMIT_SPAWN;
         }

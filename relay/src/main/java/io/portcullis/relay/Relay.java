@@ -64,6 +64,7 @@ public final class Relay implements AutoCloseable {
     private final Path parent;
     private final SpawnInitializer.Shared shared;
     private final Metrics metrics;
+    private final Descriptors descriptors;
     private final GenerationFactory factory;
     private final List<AutoCloseable> owned;
     private final Retirement retirement = new Retirement();
@@ -78,6 +79,7 @@ public final class Relay implements AutoCloseable {
             Builder builder,
             Generation first,
             GenerationFactory factory,
+            Descriptors descriptors,
             DecisionSink decisions,
             List<AutoCloseable> owned) {
         this.loops = builder.loops;
@@ -85,10 +87,11 @@ public final class Relay implements AutoCloseable {
         this.parent = builder.parent;
         this.metrics = builder.metrics;
         this.factory = factory;
+        this.descriptors = descriptors;
         this.owned = owned;
         this.shared = new SpawnInitializer.Shared(
                 new AtomicReference<>(first),
-                new Budgets(),
+                new Budgets(descriptors.connections()),
                 metrics.counting(decisions),
                 builder.clock,
                 new AtomicLong(),
@@ -256,10 +259,20 @@ public final class Relay implements AutoCloseable {
         }
         shared.current().set(next);
         metrics.reloaded(true);
+        descriptors.shortfall(next.limits()).ifPresent(log::warn);
         retirement.retire(
                 old, host.dns().timeout().multipliedBy(2).plus(old.limits().connectTimeout()));
         log.info("host configuration generation {} in effect", next.number());
         return next.number();
+    }
+
+    /**
+     * Opens the decision log again by its name, for log rotation (SIGHUP, SPEC R17): lines not yet
+     * written go to the new file. A log on standard error, or a sink given to the builder that
+     * keeps no file, is left as it is.
+     */
+    public void reopenLog() {
+        shared.decisions().reopen();
     }
 
     /** The host configuration generation that new connections use: 1 at start, one more per reload. */
@@ -419,6 +432,7 @@ public final class Relay implements AutoCloseable {
 
         public Relay start() throws IOException {
             List<AutoCloseable> owned = new ArrayList<>();
+            Descriptors descriptors = Descriptors.raised();
             try {
                 if (transport == null) {
                     transport = Transport.best();
@@ -439,7 +453,8 @@ public final class Relay implements AutoCloseable {
                 }
                 GenerationFactory factory = new GenerationFactory(transport, metrics, wall, judge, ownerCheck);
                 Generation first = factory.build(1, host);
-                return new Relay(this, first, factory, decisions, owned);
+                descriptors.shortfall(first.limits()).ifPresent(log::warn);
+                return new Relay(this, first, factory, descriptors, decisions, owned);
             } catch (IOException | RuntimeException e) {
                 if (loops != null) {
                     loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);

@@ -60,4 +60,18 @@ class BudgetsTest {
         assertEquals(room ? null : DenyCode.LIMIT_SPAWN, answer);
         assertEquals(room ? open + 1 : open, relay.open());
     }
+
+    /** The relay's descriptor bound caps its budget below what the configuration asks. */
+    @ParameterizedTest(name = "cap {0}, relay limit {1} -> {2} places")
+    @CsvSource(value = {"3, 100, 3", "100, 3, 3", "1, 1, 1"})
+    void theDescriptorBoundCapsTheRelaysBudget(int cap, int relayLimit, int places) {
+        Budgets relay = new Budgets(cap);
+        int taken = 0;
+        while (taken < 1000 && Budgets.take(new Budgets(), relay, limits(1000, relayLimit), 1) == null) {
+            taken++;
+        }
+
+        assertEquals(places, taken);
+        assertEquals(DenyCode.LIMIT_RELAY, Budgets.take(new Budgets(), relay, limits(1000, relayLimit), 1));
+    }
 }

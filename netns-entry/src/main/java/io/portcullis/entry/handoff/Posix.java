@@ -116,6 +116,7 @@ public final class Posix {
         CLOSE_RANGE(436, 436),
         SIGPROCMASK(14, 135),
         SIGACTION(13, 134),
+        PRLIMIT64(302, 261),
         EXECVE(59, 221);
 
         private final long number;
@@ -391,6 +392,42 @@ public final class Posix {
         } finally {
             closeQuietly(fd);
         }
+    }
+
+    /** A process's descriptor limit (RLIMIT_NOFILE); {@link Long#MAX_VALUE} stands for unlimited. */
+    public record DescriptorLimit(long soft, long hard) {}
+
+    private static final int RLIMIT_NOFILE = 7;
+
+    /** This process's descriptor limit. */
+    public static DescriptorLimit descriptorLimit() throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment old = arena.allocate(16, 8);
+            check("prlimit", invoke(Call.PRLIMIT64, 0, RLIMIT_NOFILE, MemorySegment.NULL, old));
+            return limit(old);
+        }
+    }
+
+    /** Raises this process's soft descriptor limit to its hard limit; returns the limit now in force. */
+    public static DescriptorLimit raiseDescriptorLimit() throws Failure {
+        DescriptorLimit now = descriptorLimit();
+        if (now.soft() == now.hard()) {
+            return now;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment wanted = arena.allocate(16, 8);
+            wanted.set(JAVA_LONG, 0, now.hard() == Long.MAX_VALUE ? -1L : now.hard());
+            wanted.set(JAVA_LONG, 8, now.hard() == Long.MAX_VALUE ? -1L : now.hard());
+            check("prlimit", invoke(Call.PRLIMIT64, 0, RLIMIT_NOFILE, wanted, MemorySegment.NULL));
+        }
+        return descriptorLimit();
+    }
+
+    /** struct rlimit64; RLIM64_INFINITY (all ones) reads as unlimited. */
+    private static DescriptorLimit limit(MemorySegment rlimit) {
+        long soft = rlimit.get(JAVA_LONG, 0);
+        long hard = rlimit.get(JAVA_LONG, 8);
+        return new DescriptorLimit(soft < 0 ? Long.MAX_VALUE : soft, hard < 0 ? Long.MAX_VALUE : hard);
     }
 
     /** Makes {@code fd} non-blocking. */

@@ -96,7 +96,11 @@ final class DaemonCommand implements Callable<Integer> {
                             Runtime.getRuntime().halt(0);
                         },
                         "daemon-stop"));
-        if (!Hangup.onHangup(daemon::reload)) {
+        // SIGHUP reopens the decision log (rotation) and reloads the host configuration.
+        if (!Hangup.onHangup(() -> {
+            daemon.relay().reopenLog();
+            daemon.reload();
+        })) {
             err.println("portcullis daemon: SIGHUP cannot be handled by this JVM; use POST /reload");
             err.flush();
         }

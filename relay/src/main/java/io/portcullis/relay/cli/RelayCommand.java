@@ -98,6 +98,10 @@ final class RelayCommand implements Callable<Integer> {
                 },
                 "relay-stop");
         Runtime.getRuntime().addShutdownHook(stopOnSignal);
+        if (!Hangup.onHangup(relay::reopenLog)) {
+            err.println("portcullis relay: SIGHUP cannot be handled by this JVM; the decision log is not reopened");
+            err.flush();
+        }
         try {
             SpawnHandle handle = relay.open(spawn);
             PrintWriter out = spec.commandLine().getOut();

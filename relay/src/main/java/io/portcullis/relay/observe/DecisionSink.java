@@ -13,4 +13,7 @@ public interface DecisionSink {
     default long dropped() {
         return 0;
     }
+
+    /** Opens the sink's file again by its name, after a log rotation (SIGHUP, SPEC R17); a sink with no file does nothing. */
+    default void reopen() {}
 }

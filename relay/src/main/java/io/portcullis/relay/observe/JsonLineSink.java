@@ -108,6 +108,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
      * Opens the file again by its name, for log rotation: lines not yet written when this is
      * called go to the new file. When the file cannot be opened, lines keep going to the old one.
      */
+    @Override
     public void reopen() {
         reopen = true;
         asleep = false;

@@ -57,6 +57,11 @@ public final class Metrics {
             public long dropped() {
                 return next.dropped();
             }
+
+            @Override
+            public void reopen() {
+                next.reopen();
+            }
         };
     }
 

@@ -3,6 +3,7 @@ package io.portcullis.it.datapath;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,9 +11,14 @@ import io.portcullis.it.world.Portcullis;
 import io.portcullis.it.world.Run;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -29,13 +35,25 @@ class RelayCommandTest {
     Path dir;
 
     private Process start() throws Exception {
+        return start(List.of());
+    }
+
+    /** Starts the relay; {@code limits} is prlimit(1)'s command line around it, or empty. */
+    private Process start(List<String> limits) throws Exception {
         Path spawn = Files.writeString(dir.resolve("spawn.json"), """
                 {"id": "cli", "proxyPort": 39080, "hosts": [{"target": "127.0.0.1:39080", "scheme": "tcp"}],
                  "door": {"port": 3001, "routes": [], "tokenFile": "%s"}}""".formatted(dir.resolve("door-token")));
         Path parent = Files.createDirectory(dir.resolve("spawns"));
-        return Portcullis.command(List.of("relay", "--spawn", spawn.toString(), "--dir", parent.toString()))
-                .redirectError(dir.resolve("stderr.txt").toFile())
-                .start();
+        ProcessBuilder relay =
+                Portcullis.command(List.of("relay", "--spawn", spawn.toString(), "--dir", parent.toString()));
+        if (!limits.isEmpty()) {
+            List<String> argv = new ArrayList<>(limits);
+            argv.addAll(relay.command());
+            relay.command(argv);
+            // HotSpot raises the soft limit itself unless told not to: the relay's own raise is what is tested.
+            relay.environment().merge("PORTCULLIS_JAVA_OPTS", " -XX:-MaxFDLimit", String::concat);
+        }
+        return relay.redirectError(dir.resolve("stderr.txt").toFile()).start();
     }
 
     private static JsonNode ready(Process relay) throws Exception {
@@ -71,6 +89,112 @@ class RelayCommandTest {
         } finally {
             relay.destroyForcibly();
         }
+    }
+
+    @Test
+    void theDescriptorLimitIsRaisedToTheHardLimitAtStart() throws Exception {
+        String hard = openFilesLimit(ProcessHandle.current().pid()).split(" ")[1];
+        assumeTrue(!hard.equals("unlimited") && Long.parseLong(hard) > 1024, "hard limit " + hard);
+        Process relay = start(List.of("prlimit", "--nofile=1024:" + hard, "--"));
+        try {
+            ready(relay);
+
+            assertEquals(hard + " " + hard, openFilesLimit(relay.pid()));
+        } finally {
+            relay.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aHardLimitBelowTheBudgetsNeedIsNamedAtStart() throws Exception {
+        Process relay = start(List.of("prlimit", "--nofile=1024:1024", "--"));
+        try {
+            ready(relay);
+
+            String err = Files.readString(dir.resolve("stderr.txt"));
+            assertTrue(err.contains("limits.relayConnections is 16384"), err);
+            assertTrue(err.contains("the descriptor limit is 1024: the relay holds at most 256 connections"), err);
+        } finally {
+            relay.destroyForcibly();
+        }
+    }
+
+    /**
+     * Log rotation: after {@code mv} and SIGHUP the next decision line is in a new file of the
+     * old name, mode 0640, and the moved file keeps what it had. The lines come from connections
+     * to the spawn socket by a uid other than its {@code peerUid} (refused {@code peer-uid}).
+     */
+    @Test
+    void sighupReopensTheDecisionLogAfterAMove() throws Exception {
+        Path log = dir.resolve("decisions.log");
+        Path moved = dir.resolve("decisions.log.1");
+        Path spawn = Files.writeString(dir.resolve("spawn.json"), """
+                {"id": "rotate", "peerUid": 65534}""");
+        Path host = Files.writeString(dir.resolve("host.json"), """
+                {"log": {"file": "%s"}}""".formatted(log));
+        Process relay = Portcullis.command(List.of(
+                        "relay", "--spawn", spawn.toString(), "--host", host.toString(), "--dir", dir.toString()))
+                .redirectError(dir.resolve("stderr.txt").toFile())
+                .start();
+        try {
+            Path socket = Path.of(ready(relay).get("socket").asText());
+            refusedOnce(socket);
+            awaitLines(log, 1);
+            Files.move(log, moved);
+
+            Run.of(List.of("kill", "-HUP", Long.toString(relay.pid())), "", 10);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (lines(log) == 0 && relay.isAlive() && System.nanoTime() < deadline) {
+                refusedOnce(socket);
+                Thread.sleep(100);
+            }
+
+            assertTrue(relay.isAlive(), "SIGHUP ended the relay");
+            assertTrue(lines(log) >= 1, "no line in a new decision log after SIGHUP");
+            assertEquals("rw-r-----", PosixFilePermissions.toString(Files.getPosixFilePermissions(log)));
+            for (Path file : List.of(log, moved)) {
+                for (String line : Files.readAllLines(file)) {
+                    assertEquals("peer-uid", JSON.readTree(line).get("code").asText(), line);
+                }
+            }
+            assertTrue(Files.readAllLines(moved).size() >= 1);
+        } finally {
+            relay.destroyForcibly();
+        }
+    }
+
+    /** One connection to the spawn socket as this test's uid, which the relay closes unread. */
+    private static void refusedOnce(Path socket) throws Exception {
+        try (SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+            channel.read(ByteBuffer.allocate(1));
+        }
+    }
+
+    private static int lines(Path file) throws Exception {
+        return Files.exists(file) ? Files.readAllLines(file).size() : 0;
+    }
+
+    private static void awaitLines(Path file, int count) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            if (lines(file) >= count) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError(file + ": fewer than " + count + " lines after 20 s");
+    }
+
+    /** The soft and hard "Max open files" of {@code pid}, from /proc. */
+    private static String openFilesLimit(long pid) throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/limits"))) {
+            if (line.startsWith("Max open files")) {
+                String[] words =
+                        line.substring("Max open files".length()).trim().split("\\s+");
+                return words[0] + " " + words[1];
+            }
+        }
+        throw new AssertionError("no Max open files in /proc/" + pid + "/limits");
     }
 
     @Test
