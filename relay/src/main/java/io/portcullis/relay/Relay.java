@@ -14,6 +14,7 @@ import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.handoff.SpawnPorts;
 import io.portcullis.relay.handoff.SpawnSocket;
+import io.portcullis.relay.handoff.StaleSpawns;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.observe.JsonLineSink;
 import io.portcullis.relay.observe.Metrics;
@@ -441,6 +442,7 @@ public final class Relay implements AutoCloseable {
                 if (parent == null) {
                     parent = Path.of(System.getProperty("java.io.tmpdir"));
                 }
+                StaleSpawns.sweep(parent);
                 if (wall == null) {
                     wall = WallProcesses.withSelf();
                 }

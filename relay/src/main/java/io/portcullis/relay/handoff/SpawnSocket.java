@@ -106,7 +106,7 @@ public final class SpawnSocket implements AutoCloseable {
             throws IOException {
         Path directory = Files.createTempDirectory(
                 parent,
-                "spawn-" + safe(context.spawn()) + "-",
+                "spawn-" + safe(context.spawn()) + "-" + StaleSpawns.self() + "-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         SecureDirectoryStream<Path> parentStream = null;
         SecureDirectoryStream<Path> ownStream = null;
@@ -299,9 +299,13 @@ public final class SpawnSocket implements AutoCloseable {
         }
     }
 
-    /** The spawn's id as a file-name part: letters, digits, dot, dash and underscore, at most 40. */
+    /**
+     * The spawn's id as a file-name part: letters, digits, dot, dash and underscore, at most 32, so
+     * that the socket's path under the system temporary directory stays well within the 107 bytes
+     * a unix socket's path may have.
+     */
     static String safe(String id) {
         String clean = id.replaceAll("[^A-Za-z0-9._-]", "_").toLowerCase(Locale.ROOT);
-        return clean.length() > 40 ? clean.substring(0, 40) : clean;
+        return clean.length() > 32 ? clean.substring(0, 32) : clean;
     }
 }

@@ -43,7 +43,7 @@ class RelayCommandTest {
         Path spawn = Files.writeString(dir.resolve("spawn.json"), """
                 {"id": "cli", "proxyPort": 39080, "hosts": [{"target": "127.0.0.1:39080", "scheme": "tcp"}],
                  "door": {"port": 3001, "routes": [], "tokenFile": "%s"}}""".formatted(dir.resolve("door-token")));
-        Path parent = Files.createDirectory(dir.resolve("spawns"));
+        Path parent = Files.createDirectories(dir.resolve("spawns"));
         ProcessBuilder relay =
                 Portcullis.command(List.of("relay", "--spawn", spawn.toString(), "--dir", parent.toString()));
         if (!limits.isEmpty()) {
@@ -195,6 +195,32 @@ class RelayCommandTest {
             }
         }
         throw new AssertionError("no Max open files in /proc/" + pid + "/limits");
+    }
+
+    /**
+     * A relay killed with SIGKILL leaves its spawn directory and door token behind; the same
+     * command starts again with no hand cleaning, and the new relay removes the old directory.
+     */
+    @Test
+    void afterSigkillTheSameCommandStartsAgainAndTheOldDirectoryGoes() throws Exception {
+        Process first = start();
+        Path left;
+        try {
+            left = Path.of(ready(first).get("socket").asText()).getParent();
+        } finally {
+            first.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+        }
+        assertTrue(Files.exists(left), "SIGKILL removed the directory (nothing left to test)");
+
+        Process second = start();
+        try {
+            Path socket = Path.of(ready(second).get("socket").asText());
+
+            assertFalse(Files.exists(left), "the killed relay's directory is still there");
+            assertTrue(Files.exists(socket));
+        } finally {
+            second.destroyForcibly();
+        }
     }
 
     @Test

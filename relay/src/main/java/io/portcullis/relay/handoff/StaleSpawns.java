@@ -1,0 +1,160 @@
+package io.portcullis.relay.handoff;
+
+import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removes the spawn directories that a relay which is gone left behind (killed with SIGKILL, or
+ * its host lost power): SPEC R3's "every exit path" for the one path a process cannot act on.
+ * A spawn directory's name carries the relay that made it: {@code spawn-<id>-<pid>.<start>-<n>},
+ * where {@code start} is the process's start time in clock ticks since boot (field 22 of
+ * {@code /proc/<pid>/stat}), so a reused pid is not taken for the relay.
+ *
+ * <p>A directory is removed only when all of these hold: its name has that form; no live process
+ * has that pid and start time; it is a directory, not a link, owned by this relay's uid; nothing
+ * listens on its socket's path in this network namespace ({@code /proc/net/unix}, read, never
+ * connected to); and it holds nothing but the socket. It is opened without following links and
+ * emptied through its own descriptor. Anything else is left as it is.
+ */
+public final class StaleSpawns {
+    private static final Logger log = LoggerFactory.getLogger(StaleSpawns.class);
+    private static final Pattern NAME = Pattern.compile("spawn-.*-(\\d{1,10})\\.(\\d{1,20})-\\d+");
+
+    private StaleSpawns() {}
+
+    /** This process as a spawn directory's name gives its relay: {@code <pid>.<start>}. */
+    static String self() {
+        return Marker.SELF;
+    }
+
+    private static final class Marker {
+        static final String SELF = ProcessHandle.current().pid() + "."
+                + startTime(ProcessHandle.current().pid()).orElse(0L);
+    }
+
+    /**
+     * Removes the stale spawn directories in {@code parent}; returns how many. Errors are logged
+     * and leave the directory in place: a sweep never stops a relay from starting.
+     */
+    public static int sweep(Path parent) {
+        int removed = 0;
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(parent)) {
+            if (!(stream instanceof SecureDirectoryStream<Path> secure)) {
+                return 0;
+            }
+            Set<String> listening = null;
+            for (Path entry : secure) {
+                Path name = entry.getFileName();
+                Optional<String> maker = maker(name.toString());
+                if (maker.isEmpty() || maker.get().equals(self()) || alive(maker.get())) {
+                    continue;
+                }
+                if (listening == null) {
+                    listening = unixListeners();
+                }
+                if (removeIfStale(secure, parent.resolve(name), listening)) {
+                    removed++;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot look for stale spawn directories in {}: {}", parent, e.toString());
+        }
+        if (removed > 0) {
+            log.info("removed {} spawn directories left in {} by relays that are gone", removed, parent);
+        }
+        return removed;
+    }
+
+    /** The {@code <pid>.<start>} of the relay that made the directory {@code name}; empty when it is not one. Pure. */
+    static Optional<String> maker(String name) {
+        Matcher matcher = NAME.matcher(name);
+        return matcher.matches() ? Optional.of(matcher.group(1) + "." + matcher.group(2)) : Optional.empty();
+    }
+
+    private static boolean alive(String maker) {
+        int dot = maker.indexOf('.');
+        long pid = Long.parseLong(maker.substring(0, dot));
+        Optional<Long> start = startTime(pid);
+        return start.isPresent() && Long.toString(start.get()).equals(maker.substring(dot + 1));
+    }
+
+    private static boolean removeIfStale(
+            SecureDirectoryStream<Path> parentStream, Path directory, Set<String> listening) throws IOException {
+        Path name = directory.getFileName();
+        BasicFileAttributes attributes = Files.readAttributes(directory, BasicFileAttributes.class, NOFOLLOW_LINKS);
+        int uid = (Integer) Files.getAttribute(directory, "unix:uid", NOFOLLOW_LINKS);
+        if (!attributes.isDirectory() || uid != ownUid()) {
+            return false;
+        }
+        if (listening.contains(directory.resolve(SpawnSocket.NAME).toString())) {
+            return false;
+        }
+        UserPrincipal owner = Files.getOwner(directory, NOFOLLOW_LINKS);
+        try (SecureDirectoryStream<Path> own = parentStream.newDirectoryStream(name, NOFOLLOW_LINKS)) {
+            // The directory opened is the one checked: in a sticky parent no other uid can swap it.
+            if (!own.getFileAttributeView(PosixFileAttributeView.class)
+                    .getOwner()
+                    .equals(owner)) {
+                return false;
+            }
+            for (Path inside : own) {
+                if (!inside.getFileName().toString().equals(SpawnSocket.NAME)) {
+                    log.warn("{}: left in place, it holds {} besides the socket", directory, inside.getFileName());
+                    return false;
+                }
+            }
+            try {
+                own.deleteFile(Path.of(SpawnSocket.NAME));
+            } catch (NoSuchFileException e) {
+                // the socket was removed already
+            }
+        }
+        parentStream.deleteDirectory(name);
+        return true;
+    }
+
+    private static int ownUid() throws IOException {
+        return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    }
+
+    /** The start time of process {@code pid} in clock ticks since boot; empty when there is no such process. */
+    static Optional<Long> startTime(long pid) {
+        String stat;
+        try {
+            stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        // comm (field 2) may hold spaces and parentheses: the fields that follow start after the last ')'.
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return fields.length > 19 ? Optional.of(Long.parseLong(fields[19])) : Optional.empty();
+    }
+
+    /** The paths that unix sockets of this network namespace are bound to. */
+    private static Set<String> unixListeners() throws IOException {
+        Set<String> paths = new HashSet<>();
+        for (String line : Files.readAllLines(Path.of("/proc/net/unix"))) {
+            String[] fields = line.trim().split("\\s+", 8);
+            if (fields.length == 8 && fields[7].startsWith("/")) {
+                paths.add(fields[7]);
+            }
+        }
+        return paths;
+    }
+}
