@@ -24,9 +24,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -69,17 +67,7 @@ class DoorKindTest {
                 {"id": "studio", "door": {"port": 3001, "routes": %s, "tokenFile": "%s"}}""".formatted(ROUTES, dir.resolve("token")));
         DoorToken minted = DoorToken.mint(dir.resolve("token"), OptionalInt.empty(), new SecureRandom());
         token = Files.readString(minted.file());
-        OwnerConfig d = OwnerConfig.DEFAULTS;
-        OwnerConfig owner = new OwnerConfig(
-                gatewayUid,
-                gatewayPort,
-                List.of(),
-                List.of(),
-                Set.of(),
-                List.of(),
-                Map.of(),
-                d.dockerEndpoint(),
-                d.cacheWindow());
+        OwnerConfig owner = OwnerConfig.DEFAULTS.withGateway(gatewayUid, gatewayPort);
         ManagedOwnerCheck check = closing(OwnerChecks.system(owner, WallProcesses.withSelf()));
         DoorKind kind = new DoorKind(
                 8192,
