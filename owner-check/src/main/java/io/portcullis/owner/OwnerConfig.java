@@ -56,6 +56,12 @@ public record OwnerConfig(
         }
     }
 
+    /** This configuration with the gateway's uid and port ({@code owner.gatewayUid}, {@code owner.gatewayPort}). */
+    public OwnerConfig withGateway(int uid, int port) {
+        return new OwnerConfig(
+                uid, port, roots, signatures, addons, bundleDirs, exceptions, dockerEndpoint, cacheWindow);
+    }
+
     /**
      * Marks a gateway or satellite process. A process matches when any argv element matches
      * {@code argv}, or its executable path matches {@code exe} (whole-string regular expressions;

@@ -31,9 +31,10 @@ final class Deciders {
     private Deciders() {}
 
     /**
-     * The decider for {@code host}. Its resolver runs on an NIO event loop of its own (its
-     * datagram channel is NIO whatever the relay's transport); what it opens is added to
-     * {@code owned}, to be closed with the relay.
+     * The decider for {@code host} over {@code ownerCheck} (timed by the caller, who passes the
+     * same check to the doors). Its resolver runs on an NIO event loop of its own (its datagram
+     * channel is NIO whatever the relay's transport); what it opens is added to {@code owned}, to
+     * be closed with the relay.
      */
     static Judge real(HostConfig host, OwnerCheck ownerCheck, List<AutoCloseable> owned, Metrics metrics)
             throws IOException {
@@ -53,11 +54,7 @@ final class Deciders {
             throw new IOException("interrupted while reading this host's own addresses", e);
         }
         own.refreshEvery(dnsLoop.next(), OWN_ADDRESS_REFRESH);
-        return new Decider(
-                        new Rules(host),
-                        timedResolver(resolver, metrics.dns()),
-                        own,
-                        timedCheck(ownerCheck, metrics.owner()))::decide;
+        return new Decider(new Rules(host), timedResolver(resolver, metrics.dns()), own, ownerCheck)::decide;
     }
 
     private static Resolver timedResolver(Resolver resolver, Histogram latency) {

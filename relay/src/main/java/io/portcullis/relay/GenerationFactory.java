@@ -18,9 +18,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Builds a configuration generation from a host configuration: the judge (unless the embedder
- * gave one), the owner check (unless given; rebuilt because the installed add-ons and exceptions
- * are part of the host configuration), and the kinds with the generation's limits.
+ * Builds a configuration generation from a host configuration: the owner check (unless given;
+ * rebuilt because the installed add-ons and exceptions are part of the host configuration), the
+ * judge over it (unless the embedder gave one), and the kinds with the generation's limits. The
+ * door kind asks the same owner check who holds the gateway's port, so a relay given a judge
+ * still builds the system's owner check for its doors.
  */
 final class GenerationFactory {
     private final Transport transport;
@@ -42,8 +44,8 @@ final class GenerationFactory {
     Generation build(long number, HostConfig host) throws IOException {
         List<AutoCloseable> owned = new ArrayList<>();
         try {
-            Judge judge =
-                    givenJudge != null ? givenJudge : Deciders.real(host, ownerCheck(host, owned), owned, metrics);
+            OwnerCheck owner = Deciders.timedCheck(ownerCheck(host, owned), metrics.owner());
+            Judge judge = givenJudge != null ? givenJudge : Deciders.real(host, owner, owned, metrics);
             HostConfig.Limits limits = host.limits();
             Tunnels tunnels = new Tunnels(
                     new Dialer(
@@ -65,7 +67,8 @@ final class GenerationFactory {
                     new DoorKind(
                             limits.headerBytes(),
                             headerTimeout,
-                            host.owner().gatewayPort(),
+                            host.owner(),
+                            owner,
                             tunnels,
                             new Exchange.Limits(limits.doorBodyBytes(), limits.httpResponseBytes(), total)),
                     owned);

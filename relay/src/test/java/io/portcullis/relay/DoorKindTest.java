@@ -18,17 +18,13 @@ import io.portcullis.relay.tunnel.Transport;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -71,17 +67,7 @@ class DoorKindTest {
                 {"id": "studio", "door": {"port": 3001, "routes": %s, "tokenFile": "%s"}}""".formatted(ROUTES, dir.resolve("token")));
         DoorToken minted = DoorToken.mint(dir.resolve("token"), OptionalInt.empty(), new SecureRandom());
         token = Files.readString(minted.file());
-        OwnerConfig d = OwnerConfig.DEFAULTS;
-        OwnerConfig owner = new OwnerConfig(
-                gatewayUid,
-                gatewayPort,
-                List.of(),
-                List.of(),
-                Set.of(),
-                List.of(),
-                Map.of(),
-                d.dockerEndpoint(),
-                d.cacheWindow());
+        OwnerConfig owner = OwnerConfig.DEFAULTS.withGateway(gatewayUid, gatewayPort);
         ManagedOwnerCheck check = closing(OwnerChecks.system(owner, WallProcesses.withSelf()));
         DoorKind kind = new DoorKind(
                 8192,
@@ -104,8 +90,7 @@ class DoorKindTest {
 
     @Test
     void theGatewaySeesNoSteeringFieldAndItsOwnHost() throws Exception {
-        int port = freePort();
-        closing(PythonGateway.start(port, NOBODY));
+        int port = closing(GatewayProcess.start(NOBODY)).port();
         KindServer door = door(NOBODY, port);
 
         String answer = door.exchange(
@@ -140,15 +125,15 @@ class DoorKindTest {
 
     @Test
     void aGatewayPortHeldByAnotherUidIsDoorGateway() throws Exception {
-        int port = freePort();
-        closing(PythonGateway.start(port, NOBODY));
-        KindServer door = door(0, port);
+        GatewayProcess gateway = closing(GatewayProcess.start(NOBODY));
+        KindServer door = door(0, gateway.port());
 
         String answer = door.exchange(request(""), 10_000);
 
         assertTrue(answer.startsWith("HTTP/1.1 403 Forbidden\r\n"), answer);
         assertTrue(answer.contains("\r\nPortcullis-Deny: door-gateway\r\n"), answer);
         assertEquals("deny door-gateway", code());
+        assertEquals(0, gateway.connections());
     }
 
     @Test
@@ -164,72 +149,6 @@ class DoorKindTest {
     private static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
-        }
-    }
-
-    /**
-     * A gateway in its own process under {@code uid}, on 127.0.0.1: it answers each request with
-     * {@code 200} and a body of the request head exactly as it arrived, so the test sees what the
-     * gateway got.
-     */
-    private record PythonGateway(Process process) implements AutoCloseable {
-        private static final String ECHO = """
-                import socket, sys
-                server = socket.socket()
-                server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                server.bind(("127.0.0.1", int(sys.argv[1])))
-                server.listen(16)
-                while True:
-                    client, _ = server.accept()
-                    try:
-                        data = b""
-                        while b"\\r\\n\\r\\n" not in data:
-                            chunk = client.recv(65536)
-                            if not chunk:
-                                break
-                            data += chunk
-                        client.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(data) + data)
-                    except OSError:
-                        pass
-                    finally:
-                        client.close()
-                """;
-
-        static PythonGateway start(int port, int uid) throws Exception {
-            Process process = new ProcessBuilder(
-                            "setpriv",
-                            "--reuid=" + uid,
-                            "--regid=" + uid,
-                            "--clear-groups",
-                            "/usr/bin/python3",
-                            "-c",
-                            ECHO,
-                            Integer.toString(port))
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-            PythonGateway gateway = new PythonGateway(process);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (System.nanoTime() < deadline) {
-                try (Socket probe = new Socket()) {
-                    probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
-                    return gateway;
-                } catch (IOException e) {
-                    Thread.sleep(50);
-                }
-            }
-            gateway.close();
-            throw new IllegalStateException("the python gateway: not listening on port " + port + " within 10 s");
-        }
-
-        @Override
-        public void close() {
-            process.destroy();
-            try {
-                process.waitFor(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }

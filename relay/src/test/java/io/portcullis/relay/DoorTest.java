@@ -19,8 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -57,17 +55,7 @@ class DoorTest {
     @BeforeEach
     void start() throws Exception {
         gateway = RecordingOrigin.gateway("state");
-        OwnerConfig d = OwnerConfig.DEFAULTS;
-        OwnerConfig owner = new OwnerConfig(
-                GATEWAY_UID,
-                gateway.port(),
-                List.of(),
-                List.of(),
-                Set.of(),
-                List.of(),
-                Map.of(),
-                d.dockerEndpoint(),
-                d.cacheWindow());
+        OwnerConfig owner = OwnerConfig.DEFAULTS.withGateway(GATEWAY_UID, gateway.port());
         HostConfig.Limits limits = new HostConfig.Limits(
                 8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 512, 16_384, 16);
         relay = Relay.builder(HostConfig.DEFAULTS.withOwner(owner).withLimits(limits))

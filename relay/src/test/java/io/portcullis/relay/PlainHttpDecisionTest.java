@@ -16,8 +16,6 @@ import io.portcullis.relay.policy.HostConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -61,18 +59,9 @@ class PlainHttpDecisionTest {
     void theOwnerCheckAndTheEntrysRulesDecideAPlainHttpRequest(
             String scheme, String source, String owner, int status, String code) throws Exception {
         origin = RecordingOrigin.ok("mine");
-        OwnerConfig d = OwnerConfig.DEFAULTS;
         int gatewayPort = source.equals("default") ? origin.port() : 0;
-        HostConfig host = HostConfig.DEFAULTS.withOwner(new OwnerConfig(
-                d.gatewayUid(),
-                gatewayPort,
-                List.of(),
-                List.of(),
-                Set.of(),
-                List.of(),
-                Map.of(),
-                d.dockerEndpoint(),
-                d.cacheWindow()));
+        OwnerConfig d = OwnerConfig.DEFAULTS;
+        HostConfig host = HostConfig.DEFAULTS.withOwner(d.withGateway(d.gatewayUid(), gatewayPort));
         OwnerCheck check = query -> {
             asked.add(query);
             OwnerEvidence none = OwnerEvidence.NONE;

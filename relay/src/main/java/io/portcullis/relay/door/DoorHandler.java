@@ -11,9 +11,6 @@ import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -24,8 +21,6 @@ import java.util.concurrent.CompletableFuture;
  * the route from the policy; nothing the client wrote, so no token can reach a log.
  */
 final class DoorHandler extends SimpleChannelInboundHandler<Head> {
-    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
-
     private final DoorKind kind;
     private final SpawnPolicy policy;
     private final DoorToken token;
@@ -46,7 +41,8 @@ final class DoorHandler extends SimpleChannelInboundHandler<Head> {
             refuse(client, DenyCode.MODE_NONE);
             return;
         }
-        switch (DoorRequest.judge(head.head(), door, token, kind.bodyLimit(), kind.gatewayPort())) {
+        switch (DoorRequest.judge(
+                head.head(), door, token, kind.bodyLimit(), kind.gateway().port())) {
             case DoorRequest.Refused refused -> refuse(client, refused.code());
             case DoorRequest.Forward forward -> {
                 record.target("door:" + door.port() + " " + forward.route().method() + " "
@@ -59,16 +55,7 @@ final class DoorHandler extends SimpleChannelInboundHandler<Head> {
     private void forward(Channel client, DoorRequest.Forward forward, boolean http11Client, ByteBuf early) {
         String detail =
                 "door route " + forward.route().method() + " " + forward.route().path();
-        CompletableFuture<Verdict> verdict;
-        if (kind.gatewayPort() == 0) {
-            verdict = CompletableFuture.completedFuture(
-                    new Verdict.Deny(DenyCode.CONNECT_FAILED, "no owner.gatewayPort in the host configuration"));
-        } else if (kind.gateway() != null) {
-            verdict = kind.gateway().verdict(policy.id(), detail);
-        } else {
-            verdict = CompletableFuture.completedFuture(new Verdict.Allow(
-                    List.of(new InetSocketAddress(LOOPBACK, kind.gatewayPort())), List.of(LOOPBACK), detail));
-        }
+        CompletableFuture<Verdict> verdict = kind.gateway().verdict(policy.id(), detail);
         kind.tunnels()
                 .connect(client, verdict, Exchange.after(this, forward.outgoing(), http11Client, early, kind.limits()));
     }

@@ -15,20 +15,18 @@ import java.util.Objects;
 public final class DoorKind {
     private final int headerBytes;
     private final long headerTimeoutMillis;
-    private final int gatewayPort;
+    private final GatewayCheck gateway;
     private final Tunnels tunnels;
     private final Exchange.Limits limits;
-    /** Null when no owner check was given: the gateway's port is then dialed without asking. */
-    private final GatewayCheck gateway;
 
     /**
      * A door kind that asks {@code owner} who holds the gateway's port before each request is
-     * dialed (SPEC R13 {@code door-gateway}).
+     * dialed (SPEC R13 {@code door-gateway}); no request reaches the port without that answer.
      *
      * @param gateway the gateway's uid and real port on 127.0.0.1 ({@code owner.gatewayUid},
      *     {@code owner.gatewayPort}); with port 0 every allowed door request fails with
      *     {@code connect-failed}, with uid -1 it is refused with {@code door-gateway}
-     * @param owner the relay's owner check
+     * @param owner the relay's owner check, the one its judge asks
      * @param limits the exchange's limits; the request body's is {@code limits.doorBodyBytes}
      */
     public DoorKind(
@@ -38,45 +36,9 @@ public final class DoorKind {
             OwnerCheck owner,
             Tunnels tunnels,
             Exchange.Limits limits) {
-        this(
-                headerBytes,
-                headerTimeoutMillis,
-                gateway.gatewayPort(),
-                gateway.gatewayPort() == 0
-                        ? null
-                        : new GatewayCheck(
-                                Objects.requireNonNull(owner, "owner"), gateway.gatewayUid(), gateway.gatewayPort()),
-                tunnels,
-                limits);
-    }
-
-    /**
-     * A door kind that dials the gateway's port without asking who holds it: what the relay builds
-     * until it passes its owner check to the constructor above. Prefer that one.
-     *
-     * @param gatewayPort the gateway's real port on 127.0.0.1 ({@code owner.gatewayPort}); 0 when
-     *     none is configured, and then every allowed door request fails with {@code connect-failed}
-     * @param limits the exchange's limits; the request body's is {@code limits.doorBodyBytes}
-     */
-    public DoorKind(
-            int headerBytes, long headerTimeoutMillis, int gatewayPort, Tunnels tunnels, Exchange.Limits limits) {
-        this(headerBytes, headerTimeoutMillis, gatewayPort, null, tunnels, limits);
-    }
-
-    private DoorKind(
-            int headerBytes,
-            long headerTimeoutMillis,
-            int gatewayPort,
-            GatewayCheck gateway,
-            Tunnels tunnels,
-            Exchange.Limits limits) {
-        if (gatewayPort < 0 || gatewayPort > 65535) {
-            throw new IllegalArgumentException("gatewayPort: " + gatewayPort + " (expected: 0-65535)");
-        }
         this.headerBytes = headerBytes;
         this.headerTimeoutMillis = headerTimeoutMillis;
-        this.gatewayPort = gatewayPort;
-        this.gateway = gateway;
+        this.gateway = new GatewayCheck(owner, gateway.gatewayUid(), gateway.gatewayPort());
         this.tunnels = Objects.requireNonNull(tunnels, "tunnels");
         this.limits = Objects.requireNonNull(limits, "limits");
     }
@@ -93,11 +55,7 @@ public final class DoorKind {
         };
     }
 
-    int gatewayPort() {
-        return gatewayPort;
-    }
-
-    /** Who holds the gateway's port, asked before each dial; null when the kind was built without an owner check. */
+    /** Who holds the gateway's port, asked before each dial. */
     GatewayCheck gateway() {
         return gateway;
     }

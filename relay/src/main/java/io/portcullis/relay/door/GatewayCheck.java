@@ -23,20 +23,25 @@ import java.util.concurrent.CompletableFuture;
  *
  * @param uid the gateway's uid ({@code owner.gatewayUid}); -1 when none is configured, and then
  *     every door request is refused
- * @param port the gateway's real port ({@code owner.gatewayPort}), 1-65535
+ * @param port the gateway's real port ({@code owner.gatewayPort}); 0 when none is configured, and
+ *     then every door request fails with {@code connect-failed}, nothing asked or dialed
  */
 record GatewayCheck(OwnerCheck owner, int uid, int port) {
     private static final InetAddress LOOPBACK = InetAddress.ofLiteral("127.0.0.1");
 
     GatewayCheck {
         Objects.requireNonNull(owner, "owner");
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port: " + port + " (expected: 0-65535)");
         }
     }
 
     /** The verdict for a door request of {@code spawn} that matched a route ({@code detail}). */
     CompletableFuture<Verdict> verdict(String spawn, String detail) {
+        if (port == 0) {
+            return CompletableFuture.completedFuture(
+                    new Verdict.Deny(DenyCode.CONNECT_FAILED, "no owner.gatewayPort in the host configuration"));
+        }
         if (uid < 0) {
             return CompletableFuture.completedFuture(new Verdict.Deny(
                     DenyCode.DOOR_GATEWAY, "no owner.gatewayUid in the host configuration", List.of()));

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerCode;
 import io.portcullis.owner.OwnerEvidence;
-import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Verdict;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,16 +78,18 @@ class GatewayCheckTest {
                 });
     }
 
-    @ParameterizedTest(name = "gateway uid {0} -> door-gateway")
-    @CsvSource({"-1"})
-    void noGatewayUidRefusesEveryDoorRequest(int uid) {
+    @ParameterizedTest(name = "gateway uid {0}, port {1} -> {2}, nothing asked")
+    @CsvSource({"-1, 18789, door-gateway", "1000, 0, connect-failed"})
+    void anUnsetGatewayUidOrPortFailsEveryDoorRequestWithoutAsking(int uid, int port, String expected) {
         GatewayCheck check = new GatewayCheck(
-                query -> CompletableFuture.completedFuture(OwnerAnswer.allow("test", evidence("1000/1000"))),
+                query -> {
+                    throw new AssertionError("asked about " + query);
+                },
                 uid,
-                PORT);
+                port);
 
         Verdict verdict = check.verdict("studio", "door route").join();
 
-        assertEquals(DenyCode.DOOR_GATEWAY, ((Verdict.Deny) verdict).code());
+        assertEquals(expected, ((Verdict.Deny) verdict).code().code());
     }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.entry.handoff.Sender;
 import io.portcullis.it.world.Portcullis;
+import io.portcullis.owner.testing.PythonListener;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,8 +17,6 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -25,9 +24,14 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,28 +40,30 @@ import org.junit.jupiter.api.io.TempDir;
  * logging and a decision log file serves door requests that carry the token in every place a
  * client could put it (the right header, a wrong one, the path, the query, a malformed head, an
  * oversized head, a head that never ends); then its decision log and standard error are scanned.
- * Loopback only: the gateway is a server in this JVM on 127.0.0.1.
+ * Loopback only: the gateway is python's {@code http.server} on 127.0.0.1 under uid 65534, the
+ * uid the host configuration names as the gateway's, so the relay's owner check lets the door
+ * reach it (R13 {@code door-gateway}).
  */
 class DoorTokenLogTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     // This test binds the spawn's sockets in the host's namespace: its ports (3001, the proxy on 29080)
     // are below the ephemeral range, so no connection's own local port can hold them.
     private static final int DOOR = 3001;
+    private static final int GATEWAY_UID = 65534;
 
     @TempDir
     Path dir;
 
     @Test
     void theTokenIsInNoDecisionLineNoStandardErrorLineAndNoAnswer() throws Exception {
-        try (ServerSocket gateway = new ServerSocket(0, 16, InetAddress.getLoopbackAddress())) {
-            Thread.ofVirtual().start(() -> answerEach(gateway));
+        try (HttpServerGateway gateway = HttpServerGateway.start(GATEWAY_UID)) {
             Path log = dir.resolve("decisions.log");
             Path spawn = Files.writeString(dir.resolve("spawn.json"), """
                     {"id": "kiosk", "proxyPort": 29080, "door": {"port": %d, "routes": [{"method": "GET", "path": "/kiosk/state"}],
                      "tokenFile": "%s"}}""".formatted(DOOR, dir.resolve("token")));
             Path host = Files.writeString(dir.resolve("host.json"), """
-                    {"owner": {"gatewayPort": %d}, "limits": {"headerTimeoutMillis": 500, "headerBytes": 1024},
-                     "log": {"file": "%s"}}""".formatted(gateway.getLocalPort(), log));
+                    {"owner": {"gatewayUid": %d, "gatewayPort": %d},
+                     "limits": {"headerTimeoutMillis": 500, "headerBytes": 1024}, "log": {"file": "%s"}}""".formatted(GATEWAY_UID, gateway.port(), log));
             ProcessBuilder command = Portcullis.command(List.of(
                             "relay",
                             "--spawn",
@@ -144,23 +150,61 @@ class DoorTokenLogTest {
         }
     }
 
-    private static void answerEach(ServerSocket gateway) {
-        while (!gateway.isClosed()) {
-            try (Socket socket = gateway.accept()) {
-                socket.setSoTimeout(2000);
-                InputStream in = socket.getInputStream();
-                ByteArrayOutputStream head = new ByteArrayOutputStream();
-                while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-                    int b = in.read();
-                    if (b < 0) {
-                        break;
-                    }
-                    head.write(b);
+    /**
+     * Python's {@code http.server} as {@code uid} on 127.0.0.1, on a port the kernel picks, serving
+     * a world-readable folder that holds {@code kiosk/state}. Closing it kills the process and
+     * removes the folder.
+     */
+    private record HttpServerGateway(Process process, int port, Path folder) implements AutoCloseable {
+        private static final Pattern SERVING = Pattern.compile("Serving HTTP on \\S+ port (\\d+) .*");
+
+        static HttpServerGateway start(int uid) throws IOException {
+            Path folder = PythonListener.openFolder("portcullis-door-gateway-");
+            Path kiosk = Files.createDirectory(folder.resolve("kiosk"));
+            Files.writeString(kiosk.resolve("state"), "ok");
+            Files.setPosixFilePermissions(kiosk, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.setPosixFilePermissions(kiosk.resolve("state"), PosixFilePermissions.fromString("rw-r--r--"));
+            Process process = new ProcessBuilder(List.of(
+                            "setpriv",
+                            "--reuid=" + uid,
+                            "--regid=" + uid,
+                            "--clear-groups",
+                            "/usr/bin/python3",
+                            "-u",
+                            "-m",
+                            "http.server",
+                            "--bind",
+                            "127.0.0.1",
+                            "--directory",
+                            folder.toString(),
+                            "0"))
+                    .directory(folder.toFile())
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            String first = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))
+                    .readLine();
+            Matcher serving = SERVING.matcher(first == null ? "" : first);
+            HttpServerGateway gateway =
+                    new HttpServerGateway(process, serving.matches() ? Integer.parseInt(serving.group(1)) : 0, folder);
+            if (gateway.port() == 0) {
+                gateway.close();
+                throw new IllegalStateException("http.server as uid " + uid + " did not start: " + first);
+            }
+            return gateway;
+        }
+
+        @Override
+        public void close() throws IOException {
+            process.destroyForcibly();
+            try {
+                process.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            try (Stream<Path> paths = Files.walk(folder)) {
+                for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(path);
                 }
-                socket.getOutputStream()
-                        .write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
-            } catch (IOException e) {
-                return;
             }
         }
     }
