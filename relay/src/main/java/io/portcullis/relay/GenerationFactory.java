@@ -51,6 +51,7 @@ final class GenerationFactory {
                     new Dialer(
                             transport, Math.toIntExact(limits.connectTimeout().toMillis())),
                     limits.idleTimeout().toMillis(),
+                    limits.headerTimeout().toMillis(),
                     metrics);
             long headerTimeout = limits.headerTimeout().toMillis();
             long total = limits.httpTotal().toMillis();

@@ -52,7 +52,9 @@ public enum DenyCode {
     OWN_NAMES_UNRESOLVED(
             "own-names-unresolved",
             "an own name of this host cannot be resolved, so the internet shape refuses every target"),
-    DOOR_GATEWAY("door-gateway", "the gateway's port is not held by a process of the gateway's uid");
+    DOOR_GATEWAY("door-gateway", "the gateway's port is not held by a process of the gateway's uid"),
+    NOT_TLS("not-tls", "the tunnel's first bytes are not a TLS ClientHello"),
+    SNI_MISMATCH("sni-mismatch", "the ClientHello names another server than the CONNECT host");
 
     private final String code;
     private final String sentence;

@@ -40,6 +40,9 @@ import java.util.TreeSet;
  *   <li>the owner check for each own address of a listed entry (R11, R30), and for each address in
  *       a Docker network of this host, listed or not (R32): any refusal is the answer.
  * </ol>
+ *
+ * <p>An allowed CONNECT on the internet shape or to a listed {@code https} entry must then carry a
+ * TLS ClientHello for its host first ({@link FirstBytes}, R23); the tunnel checks that.
  */
 public final class Rules {
     private static final InetAddress LOCALHOST = Literals.ipv4("127.0.0.1");
@@ -80,7 +83,12 @@ public final class Rules {
         }
         Optional<SpawnPolicy.Entry> entry = spawn.entry(target);
         if (entry.isPresent() && entry.get().scheme().serves(request.kind())) {
-            return listed(entry.get());
+            Step step = listed(entry.get());
+            boolean tls = request.kind() == Request.Kind.CONNECT && entry.get().scheme() == SpawnPolicy.Scheme.HTTPS;
+            return tls && step instanceof Step.Resolve resolve
+                    ? new Step.Resolve(
+                            resolve.target(), resolve.entry(), resolve.literal(), FirstBytes.clientHelloFor(target))
+                    : step;
         }
         String unlisted = entry.isPresent()
                 ? target + " is listed for " + entry.get().scheme().json() + ", not for " + request.kind()
@@ -99,7 +107,7 @@ public final class Rules {
         if (ownNames.contains(target.host())) {
             return deny(DenyCode.OWN_ADDRESS, target.host() + " is one of this host's own names");
         }
-        return new Step.Resolve(target, null, literal(target));
+        return new Step.Resolve(target, null, literal(target), FirstBytes.clientHelloFor(target));
     }
 
     private Step listed(SpawnPolicy.Entry entry) {
@@ -193,7 +201,7 @@ public final class Rules {
         String why = plan.entry() == null
                 ? INTERNET_SHAPE
                 : "listed " + plan.entry().scheme().json() + " entry";
-        Verdict.Allow allow = new Verdict.Allow(dial, addresses, why);
+        Verdict.Allow allow = new Verdict.Allow(dial, addresses, why).withFirst(plan.first());
         return queries.isEmpty() ? new Step.Decided(allow) : new Step.AskOwner(queries, allow);
     }
 

@@ -22,10 +22,17 @@ public sealed interface Step permits Step.Decided, Step.Resolve, Step.AskOwner {
      * @param literal the addresses to judge without DNS (a literal or {@code localhost}); empty
      *     when the name must be resolved
      */
-    record Resolve(Target target, SpawnPolicy.Entry entry, List<InetAddress> literal) implements Step {
+    record Resolve(Target target, SpawnPolicy.Entry entry, List<InetAddress> literal, FirstBytes first)
+            implements Step {
         public Resolve {
             Objects.requireNonNull(target, "target");
             literal = List.copyOf(literal);
+            Objects.requireNonNull(first, "first");
+        }
+
+        /** A plan whose tunnel may carry any bytes first. */
+        public Resolve(Target target, SpawnPolicy.Entry entry, List<InetAddress> literal) {
+            this(target, entry, literal, FirstBytes.ANY);
         }
 
         /** True when the name must go to DNS. */

@@ -20,25 +20,37 @@ public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
      *
      * @param detail one line on why (which entry or shape allowed it)
      * @param owner what the owner check saw; null when it was not asked
+     * @param first what a CONNECT tunnel must carry first (R23); forwards and doors ignore it
      */
-    record Allow(List<InetSocketAddress> dial, List<InetAddress> resolved, String detail, OwnerEvidence owner)
+    record Allow(
+            List<InetSocketAddress> dial,
+            List<InetAddress> resolved,
+            String detail,
+            OwnerEvidence owner,
+            FirstBytes first)
             implements Verdict {
         public Allow {
             dial = List.copyOf(dial);
             resolved = List.copyOf(resolved);
             Objects.requireNonNull(detail, "detail");
+            Objects.requireNonNull(first, "first");
             if (dial.isEmpty()) {
                 throw new IllegalArgumentException("dial: [] (expected: at least one checked address)");
             }
         }
 
         public Allow(List<InetSocketAddress> dial, List<InetAddress> resolved, String detail) {
-            this(dial, resolved, detail, null);
+            this(dial, resolved, detail, null, FirstBytes.ANY);
         }
 
         /** This verdict with the owner check's evidence. */
         public Allow withOwner(OwnerEvidence evidence) {
-            return new Allow(dial, resolved, detail, Objects.requireNonNull(evidence, "evidence"));
+            return new Allow(dial, resolved, detail, Objects.requireNonNull(evidence, "evidence"), first);
+        }
+
+        /** This verdict with what a CONNECT tunnel must carry first. */
+        public Allow withFirst(FirstBytes bytes) {
+            return new Allow(dial, resolved, detail, owner, bytes);
         }
     }
 

@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.FirstBytes;
 import io.portcullis.relay.policy.Verdict;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -23,20 +24,32 @@ public final class Tunnels {
 
     private final Dialer dialer;
     private final long idleMillis;
+    private final long helloMillis;
     private final Metrics metrics;
 
     public Tunnels(Dialer dialer, long idleMillis) {
-        this(dialer, idleMillis, new Metrics());
+        this(dialer, idleMillis, DEFAULT_HELLO_MILLIS, new Metrics());
     }
 
-    /** @param metrics where the decision and connect latencies go */
-    public Tunnels(Dialer dialer, long idleMillis, Metrics metrics) {
+    /** How long a tunnel that must start with a ClientHello waits for it by default: the header timeout's default. */
+    public static final long DEFAULT_HELLO_MILLIS = 10_000;
+
+    /**
+     * @param helloMillis how long a tunnel that must start with a TLS ClientHello (SPEC R23) waits
+     *     for the whole of it
+     * @param metrics where the decision and connect latencies go
+     */
+    public Tunnels(Dialer dialer, long idleMillis, long helloMillis, Metrics metrics) {
         this.dialer = Objects.requireNonNull(dialer, "dialer");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         if (idleMillis < 1) {
             throw new IllegalArgumentException("idleMillis: " + idleMillis + " (expected: >= 1)");
         }
+        if (helloMillis < 1) {
+            throw new IllegalArgumentException("helloMillis: " + helloMillis + " (expected: >= 1)");
+        }
         this.idleMillis = idleMillis;
+        this.helloMillis = helloMillis;
     }
 
     /** What a kind does once the verdict is in and the dial is over; called on the client's event loop. */
@@ -54,7 +67,8 @@ public final class Tunnels {
     /**
      * Opens the tunnel of {@code client} once {@code verdict} completes. The client channel must
      * have auto-read off. {@code early} holds client bytes that arrived before the tunnel was up
-     * and is released here in every case.
+     * and is released here in every case. When the verdict asks for a TLS ClientHello first
+     * ({@link Verdict.Allow#first()}), copying starts only once one came that passed.
      *
      * @param established called on the event loop right before copying starts
      * @param refused called on the event loop with the deny or failure code; the record is settled
@@ -69,7 +83,18 @@ public final class Tunnels {
             @Override
             public void connected(Channel channel, Channel upstream) {
                 established.accept(channel);
-                Splice.join(channel, upstream, early, idleMillis);
+                FirstBytes first = verdict.join() instanceof Verdict.Allow allow ? allow.first() : FirstBytes.ANY;
+                if (first.clientHello()) {
+                    ClientHelloCheck.await(
+                            channel,
+                            upstream,
+                            early,
+                            first,
+                            helloMillis,
+                            held -> Splice.join(channel, upstream, held, idleMillis));
+                } else {
+                    Splice.join(channel, upstream, early, idleMillis);
+                }
             }
 
             @Override

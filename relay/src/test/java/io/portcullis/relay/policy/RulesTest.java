@@ -7,6 +7,7 @@ import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import java.net.InetAddress;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -106,5 +107,62 @@ class RulesTest {
     static InetAddress literal(String text) {
         InetAddress v4 = Literals.ipv4(text);
         return v4 != null ? v4 : Literals.ipv6(text);
+    }
+
+    /**
+     * What an allowed tunnel must carry first (R23): a ClientHello naming the CONNECT host on the
+     * internet shape and for a listed https entry, none for an IP literal, anything for tcp and
+     * for a forward.
+     */
+    @ParameterizedTest(name = "{0} {1} {2} {3} -> {4}")
+    @CsvSource(delimiter = '|', textBlock = """
+            internet | https | other.example:443 | CONNECT www.example:443 | www.example
+            internet | https | other.example:443 | CONNECT 93.184.216.34:443 | (none)
+            internet | https | other.example:443 | CONNECT [2001:4860::1]:443 | (none)
+            listed   | https | db.example:5432   | CONNECT db.example:5432 | db.example
+            listed   | https | DB.Example.:5432  | CONNECT db.example:5432 | db.example
+            listed   | tcp   | db.example:5432   | CONNECT db.example:5432 | any
+            internet | tcp   | 93.184.216.34:443 | CONNECT 93.184.216.34:443 | any
+            listed   | https | 127.0.0.1:8443    | forward 8443 | any
+            """)
+    void whatATunnelMustCarryFirst(String network, String scheme, String entry, String request, String first)
+            throws ConfigException {
+        SpawnPolicy spawn = SpawnPolicyJson.parse(
+                "spawn",
+                "{\"id\": \"s\", \"network\": \"" + network + "\", \"hosts\": [{\"target\": \"" + entry
+                        + "\", \"scheme\": \"" + scheme + "\"}]}");
+        Rules rules = new Rules(HostConfig.DEFAULTS);
+        String[] words = request.split(" ");
+        Request asked =
+                words[0].equals("forward") ? Request.forward(Integer.parseInt(words[1])) : Request.connect(words[1]);
+        Step.Resolve plan = (Step.Resolve) rules.plan(spawn, asked);
+        List<InetAddress> addresses = plan.needsDns() ? List.of(literal("93.184.216.34")) : plan.literal();
+        Step judged = rules.judge(spawn, plan, addresses, OwnAddresses.NONE);
+        Verdict.Allow allow =
+                (Verdict.Allow) (judged instanceof Step.AskOwner ask ? ask.allow() : ((Step.Decided) judged).verdict());
+        String shown = !allow.first().clientHello()
+                ? "any"
+                : allow.first().serverName().orElse("(none)");
+        assertEquals(first, shown);
+    }
+
+    @ParameterizedTest(name = "wants {0}, sent {1} -> {2}")
+    @CsvSource(
+            nullValues = "-",
+            value = {
+                "www.example, www.example, true",
+                "www.example, WWW.Example, true",
+                "www.example, www.example., true",
+                "www.example., www.example, true",
+                "www.example, other.example, false",
+                "www.example, -, false",
+                "-, www.example, false",
+                "-, -, true",
+                "xn--fa-hia.example, xn--fa-hia.example, true",
+                "xn--fa-hia.example, fass.example, false",
+            })
+    void aClientHelloNamesExactlyTheHost(String wanted, String sent, boolean accepted) {
+        FirstBytes first = new FirstBytes(true, Optional.ofNullable(wanted));
+        assertEquals(accepted, first.accepts(Optional.ofNullable(sent)));
     }
 }

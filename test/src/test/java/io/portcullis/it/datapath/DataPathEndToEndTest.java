@@ -227,6 +227,57 @@ class DataPathEndToEndTest {
         }
     }
 
+    /**
+     * TLS on 443 (R23): on the internet shape a tunnel must start with a ClientHello for its own
+     * host. Plaintext after {@code 200} and a ClientHello naming another server are closed before a
+     * byte reaches the origin; a listed tcp entry still carries any bytes (halfClosesPassBothWays).
+     */
+    @Test
+    void anInternetTunnelCarriesOnlyAClientHelloForItsHost() throws Exception {
+        String script = """
+                import os, socket, ssl
+                port = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1])
+                def tunnel(target):
+                    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+                    s.sendall(b"CONNECT " + target.encode() + b" HTTP/1.1\\r\\n\\r\\n")
+                    head = b""
+                    while not head.endswith(b"\\r\\n\\r\\n"):
+                        head += s.recv(1)
+                    return s, head.split(b" ")[1].decode()
+                s, status = tunnel("www.example.test:443")
+                s.sendall(b"GET / HTTP/1.1\\r\\nHost: www.example.test\\r\\n\\r\\n")
+                print("plain", status, repr(s.recv(100)))
+                s, status = tunnel("www.example.test:443")
+                context = ssl.create_default_context()
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+                try:
+                    context.wrap_socket(s, server_hostname="other.test")
+                    print("other", status, "handshake")
+                except (ssl.SSLError, OSError):
+                    print("other", status, "closed")
+                s, status = tunnel("www.example.test:443")
+                context.wrap_socket(s, server_hostname="www.example.test").close()
+                print("same", status, "handshake")
+                """;
+        try (Spawn spawn = open("", INTERNET)) {
+            Run run = spawn.run("python3 -c '" + script + "'", 60);
+
+            assertEquals("plain 200 b''\nother 200 closed\nsame 200 handshake\n", run.out(), run.toString());
+            for (String code : List.of("not-tls", "sni-mismatch")) {
+                Decision decision = spawn.next();
+                assertEquals("deny", decision.verdict(), decision.toString());
+                assertEquals(code, decision.code(), decision.toString());
+                assertEquals("93.184.77.10:443", decision.dialed());
+                assertEquals(0, decision.bytesUp(), "bytes reached the origin: " + decision);
+                assertEquals(0, decision.bytesDown(), decision.toString());
+            }
+            Decision passed = spawn.next();
+            assertEquals("allow", passed.verdict(), passed.toString());
+            assertTrue(passed.bytesUp() > 0 && passed.bytesDown() > 0, passed.toString());
+        }
+    }
+
     @Test
     void halfClosesPassBothWays() throws Exception {
         try (Spawn spawn = open("", INTERNET)) {

@@ -1,0 +1,159 @@
+package io.portcullis.relay.tunnel;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.ssl.AbstractSniHandler;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.FirstBytes;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds a CONNECT tunnel's first client bytes until they are a whole TLS ClientHello with the
+ * server name {@link FirstBytes} asks for (SPEC R23). Netty's {@link AbstractSniHandler} reads the
+ * records and the server name; this handler only judges. The upstream is dialed but hears
+ * nothing, and is not read, until the ClientHello passed: then every byte held goes upstream
+ * unchanged and the tunnel starts. Anything else closes both sides with {@code not-tls} or
+ * {@code sni-mismatch}; so does a ClientHello that is not whole within the time allowed. TLS is
+ * never terminated.
+ */
+final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
+    private static final Logger log = LoggerFactory.getLogger(ClientHelloCheck.class);
+    /** The longest ClientHello read; a post-quantum key share makes one about 2 KiB. */
+    static final int MAX_CLIENT_HELLO = 64 * 1024;
+
+    private final Channel upstream;
+    private final FirstBytes wanted;
+    private final long timeoutMillis;
+    private final Consumer<ByteBuf> passed;
+    private boolean tls;
+    private boolean decided;
+    private ScheduledFuture<?> timeout;
+
+    /**
+     * @param passed called on the event loop with every byte held (the ClientHello and anything
+     *     after it) once the ClientHello passed, after this handler left the pipeline
+     */
+    private ClientHelloCheck(Channel upstream, FirstBytes wanted, long timeoutMillis, Consumer<ByteBuf> passed) {
+        super(MAX_CLIENT_HELLO, 0);
+        this.upstream = upstream;
+        this.wanted = wanted;
+        this.timeoutMillis = timeoutMillis;
+        this.passed = passed;
+    }
+
+    /**
+     * Checks {@code client}'s first bytes, {@code early} (read with the CONNECT head) first, then
+     * calls {@code passed}; or closes both channels. Both must have auto-read off.
+     */
+    static void await(
+            Channel client,
+            Channel upstream,
+            ByteBuf early,
+            FirstBytes wanted,
+            long timeoutMillis,
+            Consumer<ByteBuf> passed) {
+        client.pipeline().addLast("client-hello", new ClientHelloCheck(upstream, wanted, timeoutMillis, passed));
+        // Closing either side ends the other while the check holds the tunnel.
+        upstream.closeFuture().addListener(closed -> client.close());
+        client.closeFuture().addListener(closed -> upstream.close());
+        if (early.isReadable()) {
+            client.pipeline().fireChannelRead(early);
+            client.pipeline().fireChannelReadComplete();
+        } else {
+            early.release();
+            client.read();
+        }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        timeout = ctx.executor()
+                .schedule(
+                        () -> refuse(ctx, DenyCode.NOT_TLS, "no whole ClientHello within " + timeoutMillis + " ms"),
+                        timeoutMillis,
+                        TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    protected Future<Boolean> lookup(ChannelHandlerContext ctx, ByteBuf clientHello) throws Exception {
+        // Netty gives no ClientHello (null) when the first record is not one: not TLS at all.
+        tls = clientHello != null;
+        return super.lookup(ctx, clientHello);
+    }
+
+    /**
+     * Completed on the next turn of the event loop, not at once, so that the verdict is carried out
+     * outside the decoder's own call and the bytes held can be taken whole.
+     */
+    @Override
+    protected Future<Boolean> lookup(ChannelHandlerContext ctx, String hostname) {
+        Promise<Boolean> judged = ctx.executor().newPromise();
+        boolean pass = tls && wanted.accepts(Optional.ofNullable(hostname));
+        ctx.executor().execute(() -> judged.setSuccess(pass));
+        return judged;
+    }
+
+    @Override
+    protected void onLookupComplete(ChannelHandlerContext ctx, String hostname, Future<Boolean> future) {
+        if (decided) {
+            return;
+        }
+        if (!tls) {
+            refuse(ctx, DenyCode.NOT_TLS, "the first bytes are not a TLS ClientHello");
+        } else if (!future.getNow()) {
+            refuse(
+                    ctx,
+                    DenyCode.SNI_MISMATCH,
+                    "the ClientHello names " + (hostname == null ? "no server" : hostname) + ", not "
+                            + wanted.serverName().orElse("none (an IP literal)"));
+        } else {
+            decided = true;
+            timeout.cancel(false);
+            ByteBuf held = internalBuffer().readRetainedSlice(internalBuffer().readableBytes());
+            ctx.pipeline().remove(this);
+            passed.accept(held);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            // The client's own socket failed (a reset): no verdict on bytes that never came.
+            decided = true;
+            timeout.cancel(false);
+            ctx.channel().close();
+            return;
+        }
+        // Netty's reader fails on a record that is TLS-shaped but broken, or a ClientHello too long.
+        refuse(ctx, DenyCode.NOT_TLS, String.valueOf(cause.getMessage()));
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        timeout.cancel(false);
+        super.channelInactive(ctx);
+    }
+
+    private void refuse(ChannelHandlerContext ctx, DenyCode code, String detail) {
+        if (decided) {
+            return;
+        }
+        decided = true;
+        timeout.cancel(false);
+        ConnectionRecord record = ConnectionRecord.of(ctx.channel());
+        log.debug("connection {}: {}: {}", record.id(), code.code(), detail);
+        record.deny(code);
+        ctx.channel().close();
+        upstream.close();
+    }
+}
