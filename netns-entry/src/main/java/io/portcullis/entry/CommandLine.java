@@ -1,5 +1,7 @@
 package io.portcullis.entry;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +16,7 @@ final class CommandLine {
 
     static final String USAGE = """
             Usage: portcullis entry --relay SOCK [--proxy-port N] [--forward N]... [--door N]
-                                    [--ready-fd N] [-- CMD ARGS...]
+                                    [--named ADDRESS:PORT]... [--dns] [--ready-fd N] [-- CMD ARGS...]
 
             Binds the namespace's listening sockets on 127.0.0.1 (and ::1 when the namespace has it),
             hands them to the relay over its unix socket, announces readiness, then becomes CMD.
@@ -23,6 +25,9 @@ final class CommandLine {
               --proxy-port N   the HTTP proxy port (default 39080); moves up past forwards and the door
               --forward N      a loopback port forwarded to the same port on the host (repeatable)
               --door N         the gateway's door port inside the namespace
+              --named A:P      a listed tcp entry's synthetic address in 127.77.0.0/16 and its port
+                               (repeatable; the relay's ready line lists them)
+              --dns            bind UDP 127.0.0.1:53, the namespace's DNS, answered by the relay
               --ready-fd N     write the readiness line to file descriptor N instead of stdout
               -- CMD ARGS      become CMD (execve) with only fds 0-2 and the proxy variables
               --help           this text
@@ -53,6 +58,8 @@ final class CommandLine {
     private int proxyPort = EntryOptions.DEFAULT_PROXY_PORT;
     private final List<Integer> forwards = new ArrayList<>();
     private OptionalInt door = OptionalInt.empty();
+    private final List<InetSocketAddress> named = new ArrayList<>();
+    private boolean dns;
     private OptionalInt readyFd = OptionalInt.empty();
     private List<String> command = List.of();
 
@@ -76,6 +83,13 @@ final class CommandLine {
             if (arg.equals("--help") || arg.equals("-h")) {
                 return new Help();
             }
+            if (arg.equals("--dns")) {
+                if (dns) {
+                    problems.add("--dns: given twice (expected: once)");
+                }
+                dns = true;
+                continue;
+            }
             int equals = arg.indexOf('=');
             boolean inline = arg.startsWith("--") && equals > 0;
             String name = inline ? arg.substring(0, equals) : arg;
@@ -91,12 +105,12 @@ final class CommandLine {
         }
         check();
         return problems.isEmpty()
-                ? new Run(new EntryOptions(relay, proxyPort, forwards, door, readyFd, command))
+                ? new Run(new EntryOptions(relay, proxyPort, forwards, door, named, dns, readyFd, command))
                 : new Usage(problems);
     }
 
     private static boolean isOption(String name) {
-        return Set.of("--relay", "--proxy-port", "--forward", "--door", "--ready-fd")
+        return Set.of("--relay", "--proxy-port", "--forward", "--door", "--named", "--ready-fd")
                 .contains(name);
     }
 
@@ -106,13 +120,18 @@ final class CommandLine {
             return;
         }
         if (!isOption(name)) {
-            problems.add(name + ": unknown option (expected: --relay, --proxy-port, --forward, --door, --ready-fd,"
-                    + " --help or -- CMD)");
+            problems.add(name + ": unknown option (expected: --relay, --proxy-port, --forward, --door, --named,"
+                    + " --dns, --ready-fd, --help or -- CMD)");
             return;
         }
         if (value == null) {
-            problems.add(
-                    name + ": no value (expected: " + (name.equals("--relay") ? "a socket path" : "a number") + ")");
+            problems.add(name + ": no value (expected: "
+                    + switch (name) {
+                        case "--relay" -> "a socket path";
+                        case "--named" -> "an address in 127.77.0.0/16 and a port, 127.77.0.1:5432";
+                        default -> "a number";
+                    }
+                    + ")");
             return;
         }
         switch (name) {
@@ -120,6 +139,7 @@ final class CommandLine {
             case "--proxy-port" -> proxyPort = port(name, value, proxyPort);
             case "--forward" -> forward(value);
             case "--door" -> door = OptionalInt.of(port(name, value, 0));
+            case "--named" -> named(value);
             default -> readyFd = OptionalInt.of(number(name, value, 1, Integer.MAX_VALUE, "1 or more"));
         }
     }
@@ -146,6 +166,42 @@ final class CommandLine {
         } else {
             forwards.add(port);
         }
+    }
+
+    /** {@code 127.77.x.y:PORT}, the form the relay's ready line gives (SPEC R24). */
+    private void named(String value) {
+        int colon = value.lastIndexOf(':');
+        String address = colon < 0 ? value : value.substring(0, colon);
+        String[] bytes = address.split("\\.", -1);
+        boolean synthetic = bytes.length == 4 && bytes[0].equals("127") && bytes[1].equals("77");
+        int third = synthetic ? octet(bytes[2]) : -1;
+        int fourth = synthetic ? octet(bytes[3]) : -1;
+        if (colon < 0 || third < 0 || fourth < 0 || (third == 0 && fourth == 0)) {
+            problems.add("--named: " + value + " (expected: an address in 127.77.0.0/16 and a port, 127.77.0.1:5432)");
+            return;
+        }
+        int port = port("--named", value.substring(colon + 1), 0);
+        if (port == 0) {
+            return;
+        }
+        InetSocketAddress socket = new InetSocketAddress(InetAddress.ofLiteral("127.77." + third + "." + fourth), port);
+        if (named.contains(socket)) {
+            problems.add("--named: " + value + " given twice (expected: distinct sockets)");
+        } else {
+            named.add(socket);
+        }
+    }
+
+    /** A decimal 0-255 without a sign or leading zeros; -1 otherwise. */
+    private static int octet(String text) {
+        if (text.isEmpty()
+                || text.length() > 3
+                || !text.chars().allMatch(c -> c >= '0' && c <= '9')
+                || (text.length() > 1 && text.charAt(0) == '0')) {
+            return -1;
+        }
+        int value = Integer.parseInt(text);
+        return value <= 255 ? value : -1;
     }
 
     private int port(String name, String value, int fallback) {

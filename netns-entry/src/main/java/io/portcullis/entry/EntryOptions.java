@@ -1,16 +1,19 @@
 package io.portcullis.entry;
 
 import io.portcullis.entry.handoff.Handoff;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * What one entry serves: the relay's socket, the requested proxy port, the forwards, the door, where
+ * What one entry serves: the relay's socket, the requested proxy port, the forwards, the door, the
+ * named entries' synthetic addresses and the DNS socket (SPEC R24), where
  * the readiness line goes, and the command to run. {@link CommandLine} builds it after checking
  * every argument, so the constructor only guards invariants.
  */
@@ -19,6 +22,8 @@ record EntryOptions(
         int proxyPort,
         List<Integer> forwards,
         OptionalInt door,
+        List<InetSocketAddress> named,
+        boolean dns,
         OptionalInt readyFd,
         List<String> command) {
 
@@ -28,12 +33,17 @@ record EntryOptions(
         Objects.requireNonNull(relay, "relay");
         forwards = List.copyOf(forwards);
         Objects.requireNonNull(door, "door");
+        named = List.copyOf(named);
         Objects.requireNonNull(readyFd, "readyFd");
         command = List.copyOf(command);
     }
 
+    /** The DNS socket's address inside the namespace (SPEC R24): UDP 127.0.0.1:53. */
+    static final InetSocketAddress DNS = new InetSocketAddress(Handoff.IPV4_LOOPBACK, 53);
+
     /**
-     * The listeners in a fixed order: the proxy first, then the forwards as given, then the door.
+     * The listeners in a fixed order: the proxy first, then the forwards as given, then the door,
+     * the named entries' sockets as given and the DNS socket.
      * The proxy port moves up past every forward and the door port (SPEC R1, R20); the relay applies
      * the same rule, so both agree on the port of the proxy socket.
      */
@@ -42,6 +52,11 @@ record EntryOptions(
         endpoints.add(new Endpoint(Handoff.Kind.PROXY, effectiveProxyPort()));
         forwards.forEach(port -> endpoints.add(new Endpoint(Handoff.Kind.FORWARD, port)));
         door.ifPresent(port -> endpoints.add(new Endpoint(Handoff.Kind.DOOR, port)));
+        named.forEach(address ->
+                endpoints.add(new Endpoint(Handoff.Kind.NAMED, address.getPort(), Optional.of(address.getAddress()))));
+        if (dns) {
+            endpoints.add(new Endpoint(Handoff.Kind.DNS, DNS.getPort(), Optional.of(DNS.getAddress())));
+        }
         return List.copyOf(endpoints);
     }
 

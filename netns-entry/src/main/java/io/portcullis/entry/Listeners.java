@@ -9,8 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The namespace's listening sockets, bound for the hand-over: every endpoint on 127.0.0.1, and on
- * ::1 when the namespace has it. Binding is all or nothing, so a half-bound entry hands nothing over.
+ * The namespace's sockets, bound for the hand-over: the proxy, forwards and door on 127.0.0.1, and
+ * on ::1 when the namespace has it; a named entry's socket on its synthetic address; the DNS socket
+ * (UDP) on 127.0.0.1. Binding is all or nothing, so a half-bound entry hands nothing over.
  */
 final class Listeners implements AutoCloseable {
 
@@ -47,10 +48,13 @@ final class Listeners implements AutoCloseable {
         List<Integer> fds = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         for (Endpoint endpoint : endpoints) {
-            for (InetAddress address : addresses) {
+            for (InetAddress address : endpoint.address().map(List::of).orElse(addresses)) {
                 InetSocketAddress bound = new InetSocketAddress(address, endpoint.port());
                 try {
-                    fds.add(Posix.listenTcp(bound, BACKLOG));
+                    fds.add(
+                            endpoint.kind() == Handoff.Kind.DNS
+                                    ? Posix.bindUdp(bound)
+                                    : Posix.listenTcp(bound, BACKLOG));
                     sockets.add(new Handoff.Socket(endpoint.kind(), bound));
                 } catch (IOException | RuntimeException e) {
                     problems.add("cannot listen on " + Handoff.text(bound) + " (" + endpoint + "): " + e.getMessage());

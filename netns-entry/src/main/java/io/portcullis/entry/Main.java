@@ -6,6 +6,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * {@code portcullis entry} (SPEC R20-R21): binds the namespace's sockets, hands them to the relay,
@@ -67,6 +68,8 @@ public final class Main {
                     options.effectiveProxyPort(),
                     options.forwards(),
                     options.door(),
+                    options.named().stream().map(Handoff::text).toList(),
+                    options.dns() ? Optional.of(Handoff.text(EntryOptions.DNS)) : Optional.empty(),
                     listeners.addresses().stream().map(Handoff::text).toList());
         } catch (Listeners.BindFailure e) {
             System.err.println(PREFIX + e.getMessage() + "; started nothing");

@@ -36,6 +36,9 @@ class CommandLineTest {
             --relay s --forward 39080 --forward 39082                | proxy 39081, forward 39080, forward 39082
             --relay s --proxy-port 65534 --forward 65534             | proxy 65535, forward 65534
             --relay=s --proxy-port=5000 --forward=5000 --door=5001   | proxy 5002, forward 5000, door 5001
+            --relay s --named 127.77.0.1:5432 --dns                  | proxy 39080, named 127.77.0.1:5432, dns 127.0.0.1:53
+            --relay s --dns --named 127.77.1.2:22 --named 127.77.0.1:22 | proxy 39080, named 127.77.1.2:22, named 127.77.0.1:22, dns 127.0.0.1:53
+            --relay s --named 127.77.0.1:39080                       | proxy 39080, named 127.77.0.1:39080
             """)
     void listensOn(String line, String endpoints) {
         assertEquals(
@@ -78,7 +81,15 @@ class CommandLineTest {
             --relay s --door                     | --door: no value (expected: a number)
             --relay                              | --relay: no value (expected: a socket path)
             --relay s curl                       | curl: unexpected argument (expected: an option, or -- before the command)
-            --relay s --port                     | --port: unknown option (expected: --relay, --proxy-port, --forward, --door, --ready-fd, --help or -- CMD)
+            --relay s --port                     | --port: unknown option (expected: --relay, --proxy-port, --forward, --door, --named, --dns, --ready-fd, --help or -- CMD)
+            --relay s --named 127.0.0.1:5432     | --named: 127.0.0.1:5432 (expected: an address in 127.77.0.0/16 and a port, 127.77.0.1:5432)
+            --relay s --named 127.77.0.0:5432    | --named: 127.77.0.0:5432 (expected: an address in 127.77.0.0/16 and a port, 127.77.0.1:5432)
+            --relay s --named 127.77.0.01:5432   | --named: 127.77.0.01:5432 (expected: an address in 127.77.0.0/16 and a port, 127.77.0.1:5432)
+            --relay s --named 127.77.0.256:5432  | --named: 127.77.0.256:5432 (expected: an address in 127.77.0.0/16 and a port, 127.77.0.1:5432)
+            --relay s --named 127.77.0.1         | --named: 127.77.0.1 (expected: an address in 127.77.0.0/16 and a port, 127.77.0.1:5432)
+            --relay s --named 127.77.0.1:0       | --named: 0 (expected: 1-65535)
+            --relay s --named 127.77.0.1:22 --named 127.77.0.1:22 | --named: 127.77.0.1:22 given twice (expected: distinct sockets)
+            --relay s --dns --dns                | --dns: given twice (expected: once)
             --relay s --                         | --: nothing after it (expected: a command)
             """)
     void refuses(String line, String problem) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.portcullis.entry.handoff.Handoff.Kind;
 import io.portcullis.entry.handoff.Receiver;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -91,9 +92,41 @@ class EntryProcessTest {
                 "--relay", socket(), "--forward", "39080", "--forward", "5000", "--door", "39081", "--", "true");
         assertEquals(0, result.status(), result.stderr());
         assertEquals(
-                List.of("{\"proxyPort\":39082,\"forwards\":[39080,5000],\"door\":39081,\"addresses\":" + addresses()
-                        + "}"),
+                List.of(
+                        "{\"proxyPort\":39082,\"forwards\":[39080,5000],\"door\":39081,\"named\":[],\"dns\":null,\"addresses\":"
+                                + addresses() + "}"),
                 result.stdoutLines());
+    }
+
+    /** Named entries' sockets on their synthetic addresses, and the DNS socket on UDP 127.0.0.1:53 (SPEC R24). */
+    @Test
+    void bindsTheNamedSocketsAndTheDnsSocket() throws Exception {
+        List<Receiver.Wanted> wanted = new ArrayList<>(wanted(Kind.PROXY, 39080));
+        wanted.add(new Receiver.Wanted(
+                Kind.NAMED, new InetSocketAddress(InetAddress.ofLiteral("127.77.0.1"), 5432), true));
+        wanted.add(
+                new Receiver.Wanted(Kind.NAMED, new InetSocketAddress(InetAddress.ofLiteral("127.77.0.2"), 22), true));
+        wanted.add(new Receiver.Wanted(Kind.DNS, new InetSocketAddress(Listeners.IPV4_LOOPBACK, 53), true));
+        relay.close();
+        relay = TestRelay.start(dir.resolve("named-relay.sock"), wanted);
+        EntryProcess.Result result = entry.run(
+                "--relay", socket(), "--named", "127.77.0.1:5432", "--named", "127.77.0.2:22", "--dns", "--", "true");
+        assertEquals(0, result.status(), result.stderr());
+        assertEquals(
+                List.of("{\"proxyPort\":39080,\"forwards\":[],\"door\":null,"
+                        + "\"named\":[\"127.77.0.1:5432\",\"127.77.0.2:22\"],\"dns\":\"127.0.0.1:53\",\"addresses\":"
+                        + addresses() + "}"),
+                result.stdoutLines());
+    }
+
+    /** A relay that does not call for the DNS socket refuses an entry that brings it: nothing extra goes. */
+    @Test
+    void aDnsSocketTheRelayDidNotAskForIsRefused() throws Exception {
+        EntryProcess.Result result = entry.run("--relay", socket(), "--dns", "--", "true");
+        assertEquals(Main.ENTRY_FAILED, result.status());
+        assertTrue(
+                result.stderr().contains("dns 127.0.0.1:53) is not one this spawn's policy calls for"),
+                result.stderr());
     }
 
     @Test
@@ -103,7 +136,8 @@ class EntryProcessTest {
                 .run("--relay", socket(), "--ready-fd", "7", "--", "echo", "from the command");
         assertEquals(0, result.status(), result.stderr());
         assertEquals(
-                "{\"proxyPort\":39080,\"forwards\":[],\"door\":null,\"addresses\":" + addresses() + "}\n",
+                "{\"proxyPort\":39080,\"forwards\":[],\"door\":null,\"named\":[],\"dns\":null,\"addresses\":"
+                        + addresses() + "}\n",
                 Files.readString(ready));
         assertEquals(List.of("from the command"), result.stdoutLines());
     }

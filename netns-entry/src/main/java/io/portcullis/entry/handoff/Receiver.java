@@ -115,15 +115,19 @@ public final class Receiver {
 
     /**
      * An entry in the relay's own network namespace (a bench, a wall without one) has no forwards:
-     * its loopback is the host's, so a forward would dial the relay's own socket. Its forward
-     * sockets may be missing; any that come are still checked like the rest.
+     * its loopback is the host's, so a forward would dial the relay's own socket. Nor does it need
+     * the namespace's DNS or named sockets (the host's resolver and addresses serve it, and port 53
+     * of the host is not the entry's to take). Those sockets may be missing; any that come are still
+     * checked like the rest.
      */
     static List<Wanted> forHost(List<Wanted> wanted, Namespace peer) throws IOException {
         if (!peer.same(Namespace.ofProcess(ProcessHandle.current().pid()))) {
             return wanted;
         }
         return wanted.stream()
-                .map(want -> want.kind() == Kind.FORWARD ? new Wanted(want.kind(), want.address(), false) : want)
+                .map(want -> want.kind() == Kind.FORWARD || want.kind() == Kind.DNS || want.kind() == Kind.NAMED
+                        ? new Wanted(want.kind(), want.address(), false)
+                        : want)
                 .toList();
     }
 

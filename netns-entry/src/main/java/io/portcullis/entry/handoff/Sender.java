@@ -34,7 +34,7 @@ public final class Sender {
     }
 
     /**
-     * Binds {@code sockets} (listening TCP) in the calling process's namespace, hands them to the
+     * Binds {@code sockets} (listening TCP, UDP for the DNS socket) in the calling process's namespace, hands them to the
      * relay and closes these copies: the entry's whole job in one call, for tests and benches that
      * play the entry. Returns the relay's answer line.
      */
@@ -44,7 +44,10 @@ public final class Sender {
         int bound = 0;
         try {
             for (; bound < fds.length; bound++) {
-                fds[bound] = Posix.listenTcp(sockets.get(bound).address(), 4096);
+                Handoff.Socket socket = sockets.get(bound);
+                fds[bound] = socket.kind() == Handoff.Kind.DNS
+                        ? Posix.bindUdp(socket.address())
+                        : Posix.listenTcp(socket.address(), 4096);
             }
             return handOver(relay, sockets, fds, timeoutMillis);
         } finally {
