@@ -1,5 +1,6 @@
 package io.portcullis.relay;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
@@ -7,10 +8,12 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.entry.handoff.Posix;
 import io.portcullis.entry.handoff.Receiver;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.WallProcesses;
+import io.portcullis.relay.dns.NamespaceDns;
 import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.handoff.SpawnPorts;
 import io.portcullis.relay.handoff.SpawnSocket;
@@ -136,7 +139,8 @@ public final class Relay implements AutoCloseable {
         SpawnPorts ports = new SpawnPorts(
                 policy.effectiveProxyPort(),
                 forwardPorts(policy),
-                policy.door().map(SpawnPolicy.Door::port).orElse(0));
+                policy.door().map(SpawnPolicy.Door::port).orElse(0),
+                policy.named().stream().map(SpawnPolicy.Named::address).toList());
         Optional<DoorToken> token = policy.door().isPresent()
                 ? Optional.of(DoorToken.mint(policy.door().get().tokenFile(), policy.peerUid(), random))
                 : Optional.empty();
@@ -182,16 +186,23 @@ public final class Relay implements AutoCloseable {
         List<Receiver.Held> sockets = accepted.sockets();
         try {
             for (Receiver.Held held : sockets) {
+                if (held.socket().kind() == Handoff.Kind.DNS) {
+                    Channel dns = transport.listener().adoptDatagram(held.fd());
+                    servers.add(dns);
+                    new Bootstrap()
+                            .group(loops)
+                            .channelFactory(() -> dns)
+                            .handler(NamespaceDns.initializer(dnsContext(spawn.policy())))
+                            .register()
+                            .sync();
+                    continue;
+                }
                 ServerChannel server = transport.listener().adopt(held.fd());
                 servers.add(server);
                 new ServerBootstrap()
                         .group(loops)
                         .channelFactory(() -> server)
-                        .childHandler(new SpawnInitializer(
-                                shared,
-                                spawn,
-                                held.socket().kind(),
-                                held.socket().port()))
+                        .childHandler(new SpawnInitializer(shared, spawn, held.socket()))
                         .register()
                         .sync();
             }
@@ -206,6 +217,17 @@ public final class Relay implements AutoCloseable {
         } catch (RuntimeException e) {
             return failed(servers, sockets, e);
         }
+    }
+
+    /** What the spawn's DNS socket decides with: the configuration generation in use at each query. */
+    private NamespaceDns.Context dnsContext(SpawnPolicy policy) {
+        return new NamespaceDns.Context(
+                policy,
+                request -> shared.current().get().judge().decide(policy, request),
+                () -> shared.current().get().number(),
+                shared.ids()::incrementAndGet,
+                shared.clock(),
+                shared.decisions());
     }
 
     /** Closes the channels made so far and the descriptors that no channel took. */

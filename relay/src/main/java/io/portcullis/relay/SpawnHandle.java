@@ -8,6 +8,7 @@ import io.portcullis.relay.handoff.SpawnSocket;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,6 +85,19 @@ public final class SpawnHandle implements AutoCloseable {
     /** The door port inside the namespace, when the spawn has a door. */
     public OptionalInt door() {
         return ports.door() == 0 ? OptionalInt.empty() : OptionalInt.of(ports.door());
+    }
+
+    /**
+     * The named entries' sockets inside the namespace (SPEC R24): each listed tcp entry that is not
+     * loopback, on its synthetic address, in policy order.
+     */
+    public List<SpawnPolicy.Named> named() {
+        return policy.named();
+    }
+
+    /** The namespace's DNS socket, answered by the relay (SPEC R24): UDP 127.0.0.1:53. */
+    public InetSocketAddress dns() {
+        return SpawnPorts.DNS;
     }
 
     /** Where the door token was written (mode 0400), when the spawn has a door; removed on close. */

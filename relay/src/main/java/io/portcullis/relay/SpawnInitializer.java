@@ -21,7 +21,8 @@ import java.util.function.IntSupplier;
 
 /**
  * Sets up each connection accepted on one of a spawn's handed-over sockets: its kind and port are
- * those of the socket (SPEC R4), so nothing on the wire names them. The decision record, the
+ * those of the socket (SPEC R4), so nothing on the wire names them; a named entry's socket names
+ * its entry by its synthetic address (SPEC R24). The decision record, the
  * connection budgets (a connection over budget is answered and closed at once, SPEC R16), then the
  * kind's handler.
  */
@@ -46,12 +47,19 @@ final class SpawnInitializer extends ChannelInitializer<Channel> {
     private final Spawn spawn;
     private final Handoff.Kind kind;
     private final int port;
+    /** The named entry this socket serves; empty for the other kinds. */
+    private final Optional<SpawnPolicy.Named> named;
 
-    SpawnInitializer(Shared shared, Spawn spawn, Handoff.Kind kind, int port) {
+    SpawnInitializer(Shared shared, Spawn spawn, Handoff.Socket socket) {
         this.shared = shared;
         this.spawn = spawn;
-        this.kind = kind;
-        this.port = port;
+        this.kind = socket.kind();
+        this.port = socket.port();
+        this.named = kind == Handoff.Kind.NAMED ? spawn.policy().named(socket.address()) : Optional.empty();
+        if (kind == Handoff.Kind.NAMED && named.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "socket: " + socket + " (expected: a named entry of the spawn's policy)");
+        }
     }
 
     @Override
@@ -97,7 +105,15 @@ final class SpawnInitializer extends ChannelInitializer<Channel> {
                         .handler(forward -> generation.judge().decide(policy, Request.forward(forward)), port);
             }
             case DOOR -> generation.door().handler(policy, spawn.token().orElseThrow());
-            case NAMED, DNS -> throw new IllegalStateException("kind: " + kind + " (expected: proxy, forward or door)");
+            case NAMED -> {
+                // A named entry's socket is a forward whose target is the entry itself (SPEC R24).
+                String target = named.orElseThrow().entry().target().toString();
+                ConnectionRecord.of(channel).target(target);
+                yield generation
+                        .forward()
+                        .handler(ignored -> generation.judge().decide(policy, Request.connect(target)), port);
+            }
+            case DNS -> throw new IllegalStateException("kind: dns (expected: a stream socket's kind)");
         };
     }
 }

@@ -113,7 +113,7 @@ final class RemoteEntry implements AutoCloseable {
                     ? Arrays.stream(parts[2].split(",")).map(Integer::valueOf).toList()
                     : List.of();
             try {
-                TestEntry.handOver(Path.of(parts[0]), Integer.parseInt(parts[1]), forwards, OptionalInt.empty());
+                TestEntry.handOver(Path.of(parts[0]), Integer.parseInt(parts[1]), forwards, OptionalInt.empty(), true);
                 out.println("accepted");
             } catch (IOException | RuntimeException e) {
                 out.println(e.getMessage().replace('\n', ' '));

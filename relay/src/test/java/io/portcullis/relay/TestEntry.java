@@ -12,21 +12,27 @@ import java.util.OptionalInt;
 
 /**
  * The entry's part, done by the test itself: binds the spawn's sockets on 127.0.0.1 in the test's
- * own network namespace and hands them to the relay, as {@code portcullis entry} does.
+ * own network namespace and hands them to the relay, as {@code portcullis entry} does. In the
+ * relay's own namespace the DNS and named sockets may be left out (decision D29), and are.
  */
 final class TestEntry {
     private TestEntry() {}
 
     /** Hands over {@code spawn}'s sockets; fails unless the relay accepts them. */
     static void handOver(SpawnHandle spawn) throws IOException {
-        handOver(spawn.socket(), spawn.proxyPort(), spawn.forwards(), spawn.door());
+        handOver(spawn.socket(), spawn.proxyPort(), spawn.forwards(), spawn.door(), false);
     }
 
-    static void handOver(Path socket, int proxyPort, List<Integer> forwards, OptionalInt door) throws IOException {
+    /** @param dns whether the namespace's DNS socket (UDP 127.0.0.1:53) goes too */
+    static void handOver(Path socket, int proxyPort, List<Integer> forwards, OptionalInt door, boolean dns)
+            throws IOException {
         List<Handoff.Socket> sockets = new ArrayList<>();
         sockets.add(socket(Handoff.Kind.PROXY, proxyPort));
         forwards.forEach(port -> sockets.add(socket(Handoff.Kind.FORWARD, port)));
         door.ifPresent(port -> sockets.add(socket(Handoff.Kind.DOOR, port)));
+        if (dns) {
+            sockets.add(socket(Handoff.Kind.DNS, 53));
+        }
         String answer = send(socket, sockets);
         if (!answer.equals(Handoff.ACCEPTED)) {
             throw new IOException("the relay refused the hand-over: " + answer);

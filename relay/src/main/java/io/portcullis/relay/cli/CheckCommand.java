@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.WallProcesses;
@@ -23,9 +24,11 @@ import io.portcullis.relay.resolve.NettyResolver;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -46,6 +49,8 @@ import picocli.CommandLine.Spec;
             "A target is host:port (judged as a CONNECT) or http://host[:port] (a plain HTTP request). "
                     + "One JSON line per target, in input order:",
             "  {\"target\", \"verdict\": \"allow\"|\"deny\", \"code\" (deny only), \"addresses\", \"detail\"}",
+            "with \"clientHello\": {\"serverName\"} when the tunnel must start with a TLS ClientHello for that name, "
+                    + "and \"named\": \"127.77.0.n:port\" for a tcp entry reached by name inside the namespace.",
             "",
             "A target on this host gets the owner check's real answer, as the relay would give it now.",
             "",
@@ -98,7 +103,7 @@ final class CheckCommand implements Callable<Integer> {
             for (String target : input) {
                 Verdict verdict = verdict(decider, spawn, target, bound);
                 denied |= verdict instanceof Verdict.Deny;
-                out.println(line(target, verdict));
+                out.println(line(target, verdict, named(spawn, target)));
                 out.flush();
             }
             return denied ? 1 : 0;
@@ -170,7 +175,28 @@ final class CheckCommand implements Callable<Integer> {
                 .join();
     }
 
+    /** The synthetic socket of {@code target} inside the namespace, when it is a named entry (R24). */
+    static Optional<InetSocketAddress> named(SpawnPolicy spawn, String target) {
+        try {
+            return spawn.named().stream()
+                    .filter(n -> n.entry().target().equals(Target.parse(target)))
+                    .map(SpawnPolicy.Named::address)
+                    .findFirst();
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
     static String line(String target, Verdict verdict) {
+        return line(target, verdict, Optional.empty());
+    }
+
+    /**
+     * One target's line. {@code named}: the named entry's synthetic socket inside the namespace;
+     * {@code clientHello}: for an allowed tunnel that must start with a TLS ClientHello (R23), the
+     * server name it must carry ({@code null}: none, for an IP literal).
+     */
+    static String line(String target, Verdict verdict, Optional<InetSocketAddress> named) {
         ObjectNode line = JSON.createObjectNode();
         line.put("target", target);
         ArrayNode addresses = JSON.createArrayNode();
@@ -182,6 +208,10 @@ final class CheckCommand implements Callable<Integer> {
                 line.put("verdict", "allow");
                 line.set("addresses", addresses);
                 line.put("detail", allow.detail());
+                if (allow.first().clientHello()) {
+                    line.putObject("clientHello")
+                            .put("serverName", allow.first().serverName().orElse(null));
+                }
             }
             case Verdict.Deny deny -> {
                 line.put("verdict", "deny");
@@ -190,6 +220,7 @@ final class CheckCommand implements Callable<Integer> {
                 line.put("detail", deny.detail());
             }
         }
+        named.ifPresent(address -> line.put("named", Handoff.text(address)));
         return line.toString();
     }
 }

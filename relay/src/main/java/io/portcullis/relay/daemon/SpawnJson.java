@@ -3,7 +3,9 @@ package io.portcullis.relay.daemon;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.relay.SpawnHandle;
+import io.portcullis.relay.policy.SpawnPolicy;
 import java.util.Collection;
 
 /** How an open spawn is shown: the ready line of {@code portcullis relay} and the control API's answers. */
@@ -12,7 +14,12 @@ public final class SpawnJson {
 
     private SpawnJson() {}
 
-    /** {@code {"socket", "proxyPort", "forwards", "door", "tokenFile"}} (SPEC R5). */
+    /**
+     * {@code {"socket", "proxyPort", "forwards", "door", "tokenFile", "named", "dns"}} (SPEC R5,
+     * R24): {@code named} lists each named entry as {@code {"target": "db.lan:5432", "address":
+     * "127.77.0.1:5432"}}, the socket its entry binds ({@code --named}); {@code dns} is the DNS
+     * socket, {@code "127.0.0.1:53"} ({@code --dns}).
+     */
     public static ObjectNode ready(SpawnHandle handle) {
         ObjectNode line = JSON.createObjectNode();
         line.put("socket", handle.socket().toString());
@@ -29,6 +36,13 @@ public final class SpawnJson {
         } else {
             line.putNull("tokenFile");
         }
+        ArrayNode named = line.putArray("named");
+        for (SpawnPolicy.Named entry : handle.named()) {
+            ObjectNode one = named.addObject();
+            one.put("target", entry.entry().target().toString());
+            one.put("address", Handoff.text(entry.address()));
+        }
+        line.put("dns", Handoff.text(handle.dns()));
         return line;
     }
 

@@ -10,14 +10,19 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The loopback ports a spawn's entry binds: the proxy port (already moved up past the forwards and
- * the door, {@code SpawnPolicy.effectiveProxyPort()}), each forward, and the door port (0 when the
- * spawn has no door). The hand-over must bring exactly these sockets (SPEC R4).
+ * The loopback sockets a spawn's entry binds: the proxy port (already moved up past the forwards
+ * and the door, {@code SpawnPolicy.effectiveProxyPort()}), each forward, the door port (0 when the
+ * spawn has no door), each named entry's synthetic address and port, and the DNS socket, UDP
+ * 127.0.0.1:53 (SPEC R24). The hand-over must bring exactly these sockets (SPEC R4).
  */
-public record SpawnPorts(int proxy, Set<Integer> forwards, int door) {
+public record SpawnPorts(int proxy, Set<Integer> forwards, int door, List<InetSocketAddress> named) {
+
+    /** The namespace's DNS socket (SPEC R24). */
+    public static final InetSocketAddress DNS = new InetSocketAddress(Handoff.IPV4_LOOPBACK, 53);
 
     public SpawnPorts {
         forwards = Set.copyOf(new TreeSet<>(forwards));
+        named = List.copyOf(named);
         checkPort("proxy", proxy);
         forwards.forEach(port -> checkPort("forwards", port));
         if (door != 0) {
@@ -30,8 +35,9 @@ public record SpawnPorts(int proxy, Set<Integer> forwards, int door) {
     }
 
     /**
-     * The sockets the hand-over must bring: each port on 127.0.0.1, and on ::1 where the namespace
-     * has IPv6 (the entry binds both when it can, so ::1 may be missing but nothing else may).
+     * The sockets the hand-over must bring: the proxy, forward and door ports on 127.0.0.1, and on
+     * ::1 where the namespace has IPv6 (the entry binds both when it can, so ::1 may be missing but
+     * nothing else may), each named entry's socket and the DNS socket.
      */
     public List<Wanted> wanted() {
         List<Wanted> wanted = new ArrayList<>();
@@ -40,6 +46,8 @@ public record SpawnPorts(int proxy, Set<Integer> forwards, int door) {
         if (door != 0) {
             add(wanted, Kind.DOOR, door);
         }
+        named.forEach(address -> wanted.add(new Wanted(Kind.NAMED, address, true)));
+        wanted.add(new Wanted(Kind.DNS, DNS, true));
         return List.copyOf(wanted);
     }
 

@@ -1,6 +1,9 @@
 package io.portcullis.relay.launch;
 
+import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.relay.SpawnHandle;
+import io.portcullis.relay.policy.SpawnPolicy;
+import java.net.InetSocketAddress;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,11 +62,25 @@ public record EntryCommand(List<String> prefix) {
     /** The entry's command line for {@code spawn}, with the readiness line on {@code readyFd} and then {@code command}. */
     public List<String> argv(SpawnHandle spawn, int readyFd, List<String> command) {
         Objects.requireNonNull(spawn, "spawn");
-        return argv(spawn.socket(), spawn.proxyPort(), spawn.forwards(), spawn.door(), readyFd, command);
+        return argv(
+                spawn.socket(),
+                spawn.proxyPort(),
+                spawn.forwards(),
+                spawn.door(),
+                spawn.named().stream().map(SpawnPolicy.Named::address).toList(),
+                readyFd,
+                command);
     }
 
+    /** The entry's command line; it always binds the namespace's DNS socket ({@code --dns}, SPEC R24). */
     List<String> argv(
-            Path socket, int proxyPort, List<Integer> forwards, OptionalInt door, int readyFd, List<String> command) {
+            Path socket,
+            int proxyPort,
+            List<Integer> forwards,
+            OptionalInt door,
+            List<InetSocketAddress> named,
+            int readyFd,
+            List<String> command) {
         if (command.isEmpty()) {
             throw new IllegalArgumentException("command: [] (expected: a program to run)");
         }
@@ -73,7 +90,10 @@ public record EntryCommand(List<String> prefix) {
             argv.addAll(List.of("--forward", String.valueOf(port)));
         }
         door.ifPresent(port -> argv.addAll(List.of("--door", String.valueOf(port))));
-        argv.addAll(List.of("--ready-fd", String.valueOf(readyFd), "--"));
+        for (InetSocketAddress address : named) {
+            argv.addAll(List.of("--named", Handoff.text(address)));
+        }
+        argv.addAll(List.of("--dns", "--ready-fd", String.valueOf(readyFd), "--"));
         argv.addAll(command);
         return argv;
     }

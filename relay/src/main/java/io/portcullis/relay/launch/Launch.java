@@ -10,6 +10,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -22,12 +23,19 @@ public final class Launch implements AutoCloseable {
     /** How long the entry has to pass a stop on to the command (it gives the command 5 s). */
     public static final Duration STOP_GRACE = Duration.ofSeconds(7);
 
+    /** The namespace's resolver configuration: the relay answers its DNS socket (SPEC R24). */
+    static final String RESOLV_CONF =
+            "# portcullis: this namespace's DNS, answered by the relay from the spawn's policy\n"
+                    + "nameserver 127.0.0.1\n";
+
     private final SpawnHandle spawn;
     private final Path ready;
+    private final Optional<Path> resolv;
     private final Process process;
 
-    private Launch(SpawnHandle spawn, Path ready, Process process) {
+    private Launch(SpawnHandle spawn, Path ready, Optional<Path> resolv, Process process) {
         this.spawn = spawn;
+        this.resolv = resolv;
         this.ready = ready;
         this.process = process;
     }
@@ -50,20 +58,49 @@ public final class Launch implements AutoCloseable {
         Objects.requireNonNull(io, "io");
         SpawnHandle spawn = relay.open(policy);
         Path ready = null;
+        Optional<Path> resolv = Optional.empty();
         try {
             ready = Files.createTempFile(
                     "portcullis-ready-",
                     ".json",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            List<String> argv = sandbox.wrap(entry.argv(spawn, Sandbox.READY_FD, command), ready);
+            Optional<Path> hostResolv = hostResolvConf();
+            if (hostResolv.isPresent()) {
+                resolv = Optional.of(Files.writeString(
+                        Files.createTempFile(
+                                "portcullis-resolv-",
+                                ".conf",
+                                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--"))),
+                        RESOLV_CONF));
+            }
+            Optional<Sandbox.Resolver> resolver =
+                    resolv.map(file -> new Sandbox.Resolver(file, hostResolv.orElseThrow()));
+            List<String> argv = sandbox.wrap(entry.argv(spawn, Sandbox.READY_FD, command), ready, resolver);
             Process process = io.apply(new ProcessBuilder(argv)).start();
-            return new Launch(spawn, ready, process);
+            return new Launch(spawn, ready, resolv, process);
         } catch (IOException | RuntimeException e) {
             spawn.close();
             if (ready != null) {
                 Files.deleteIfExists(ready);
             }
+            if (resolv.isPresent()) {
+                Files.deleteIfExists(resolv.get());
+            }
             throw e;
+        }
+    }
+
+    /**
+     * The host's {@code /etc/resolv.conf} as a file to mount over (where its link points when it
+     * is one); empty when there is none, and then the namespace has no resolver configuration at
+     * all (nothing may be created in the host's {@code /etc}).
+     */
+    private static Optional<Path> hostResolvConf() {
+        try {
+            Path real = Path.of("/etc/resolv.conf").toRealPath();
+            return Files.isRegularFile(real) ? Optional.of(real) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
         }
     }
 
@@ -136,8 +173,11 @@ public final class Launch implements AutoCloseable {
             } finally {
                 try {
                     Files.deleteIfExists(ready);
+                    if (resolv.isPresent()) {
+                        Files.deleteIfExists(resolv.get());
+                    }
                 } catch (IOException e) {
-                    // A stale readiness file in the temporary directory holds a line of ports and no secret.
+                    // A stale readiness or resolver file in the temporary directory holds no secret.
                 }
             }
         }

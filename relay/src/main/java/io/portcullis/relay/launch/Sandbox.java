@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How the entry gets a new user and network namespace with loopback up and nothing else. Both
@@ -21,8 +23,8 @@ public enum Sandbox {
      */
     BWRAP("bwrap") {
         @Override
-        List<String> prefix() {
-            return List.of(
+        List<String> prefix(Optional<Resolver> resolver) {
+            List<String> prefix = new ArrayList<>(List.of(
                     "bwrap",
                     "--unshare-net",
                     "--unshare-user",
@@ -31,12 +33,11 @@ public enum Sandbox {
                     "CAP_NET_BIND_SERVICE",
                     "--dev-bind",
                     "/",
-                    "/",
-                    "--",
-                    "/bin/sh",
-                    "-c",
-                    "ready=$1; shift; exec \"$@\" 3>>\"$ready\"",
-                    "sh");
+                    "/"));
+            resolver.ifPresent(r -> prefix.addAll(
+                    List.of("--ro-bind", r.file().toString(), r.over().toString())));
+            prefix.addAll(List.of("--", "/bin/sh", "-c", "ready=$1; shift; exec \"$@\" 3>>\"$ready\"", "sh"));
+            return prefix;
         }
     },
     /**
@@ -46,21 +47,40 @@ public enum Sandbox {
      */
     UNSHARE("unshare") {
         @Override
-        List<String> prefix() {
-            return List.of(
-                    "unshare",
-                    "--fork",
-                    "--kill-child",
-                    "--user",
-                    "--map-root-user",
-                    "--net",
+        List<String> prefix(Optional<Resolver> resolver) {
+            List<String> prefix =
+                    new ArrayList<>(List.of("unshare", "--fork", "--kill-child", "--user", "--map-root-user", "--net"));
+            String mount = "";
+            if (resolver.isPresent()) {
+                // A mount namespace of its own (private propagation): the bind is seen inside only.
+                prefix.add("--mount");
+                mount = "mount --bind -o ro '" + resolver.get().file() + "' '"
+                        + resolver.get().over() + "' || exit 125; ";
+            }
+            prefix.addAll(List.of(
                     "--",
                     "/bin/sh",
                     "-c",
-                    "ip link set lo up || exit 125; ready=$1; shift; exec \"$@\" 3>>\"$ready\"",
-                    "sh");
+                    "ip link set lo up || exit 125; " + mount + "ready=$1; shift; exec \"$@\" 3>>\"$ready\"",
+                    "sh"));
+            return prefix;
         }
     };
+
+    /**
+     * The namespace's resolver configuration (SPEC R24): {@code file} is mounted over {@code over},
+     * the host's {@code /etc/resolv.conf} (where its link points, when it is one), inside the
+     * sandbox only.
+     */
+    public record Resolver(Path file, Path over) {
+        public Resolver {
+            Objects.requireNonNull(file, "file");
+            Objects.requireNonNull(over, "over");
+            if (file.toString().contains("'") || over.toString().contains("'")) {
+                throw new IllegalArgumentException("file: " + file + ", over: " + over + " (expected: no quote)");
+            }
+        }
+    }
 
     /** The descriptor the wrapped command gets for the entry's readiness line. */
     public static final int READY_FD = 3;
@@ -71,11 +91,19 @@ public enum Sandbox {
         this.program = program;
     }
 
-    abstract List<String> prefix();
+    abstract List<String> prefix(Optional<Resolver> resolver);
 
     /** The command line that runs {@code argv} in a new namespace, its readiness line going to {@code ready}. */
     public List<String> wrap(List<String> argv, Path ready) {
-        List<String> command = new ArrayList<>(prefix());
+        return wrap(argv, ready, Optional.empty());
+    }
+
+    /**
+     * The command line that runs {@code argv} in a new namespace, its readiness line going to
+     * {@code ready}, with {@code resolver}'s file as the namespace's {@code /etc/resolv.conf}.
+     */
+    public List<String> wrap(List<String> argv, Path ready, Optional<Resolver> resolver) {
+        List<String> command = new ArrayList<>(prefix(resolver));
         command.add(ready.toString());
         command.addAll(argv);
         return command;

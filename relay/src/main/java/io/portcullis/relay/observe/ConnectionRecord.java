@@ -62,6 +62,14 @@ public final class ConnectionRecord {
         return record;
     }
 
+    /**
+     * A record that no channel carries: one query to the namespace's DNS (SPEC R24). The caller
+     * writes it with {@link #finish()}, on one thread.
+     */
+    public static ConnectionRecord detached(String spawn, long id, InstantSource clock, DecisionSink sink) {
+        return new ConnectionRecord(spawn, id, clock, sink);
+    }
+
     /** The record of {@code channel}'s connection. */
     public static ConnectionRecord of(Channel channel) {
         ConnectionRecord record = channel.attr(KEY).get();

@@ -1,10 +1,15 @@
 package io.portcullis.relay.policy;
 
 import io.portcullis.owner.OwnerQuery;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -51,7 +56,22 @@ public record SpawnPolicy(
         if (peerUid.isPresent() && peerUid.getAsInt() < 0) {
             throw new IllegalArgumentException("peerUid: " + peerUid.getAsInt() + " (expected: >= 0)");
         }
+        // The hand-over carries every socket in one message: the proxy, forwards and door on two
+        // addresses each, one per named entry, and the DNS socket.
+        long named = hosts.stream().filter(Entry::isNamed).count();
+        long sockets = 2L * (1 + forwarded.size() + (door.isPresent() ? 1 : 0)) + named + 1;
+        if (sockets > MAX_SOCKETS) {
+            throw new IllegalArgumentException("hosts: " + forwarded.size() + " loopback and " + named
+                    + " other tcp entries need " + sockets + " sockets in the namespace (expected: at most "
+                    + MAX_SOCKETS + ")");
+        }
     }
+
+    /** The most sockets one hand-over carries (the hand-over format's own bound). */
+    public static final int MAX_SOCKETS = 250;
+
+    /** The first synthetic address is 127.77.0.1; the n-th distinct host of a named entry gets 127.77.0.0 + n. */
+    private static final int SYNTHETIC_BASE = (127 << 24) | (77 << 16);
 
     /** What the spawn may reach (SPEC R1). */
     public enum Network {
@@ -117,6 +137,70 @@ public record SpawnPolicy(
         /** A loopback entry is also a forward: the same port inside the namespace (R1, R11). */
         public boolean isForward() {
             return target.isLoopback();
+        }
+
+        /**
+         * A {@code tcp} entry whose host is not loopback is reached inside the namespace by name, on
+         * a synthetic loopback address of its own (R24).
+         */
+        public boolean isNamed() {
+            return scheme == Scheme.TCP && !target.isLoopback();
+        }
+    }
+
+    /**
+     * A named entry's socket inside the namespace (R24).
+     *
+     * @param address the synthetic address in 127.77.0.0/16 and the entry's port
+     */
+    public record Named(Entry entry, InetSocketAddress address) {
+        public Named {
+            Objects.requireNonNull(entry, "entry");
+            Objects.requireNonNull(address, "address");
+        }
+    }
+
+    /**
+     * The named entries in policy order, each with its synthetic address: one address per distinct
+     * host, from 127.77.0.1 up in the order the hosts first appear, so the same policy always gives
+     * the same addresses, and two ports of one host share its address (the DNS answers one address
+     * per name).
+     */
+    public List<Named> named() {
+        Map<String, Integer> hostNumbers = new LinkedHashMap<>();
+        List<Named> named = new ArrayList<>();
+        for (Entry entry : hosts) {
+            if (!entry.isNamed()) {
+                continue;
+            }
+            int number = hostNumbers.computeIfAbsent(entry.target().host(), host -> hostNumbers.size() + 1);
+            named.add(new Named(
+                    entry,
+                    new InetSocketAddress(synthetic(number), entry.target().port())));
+        }
+        return List.copyOf(named);
+    }
+
+    /** The named entry whose socket is {@code address}, if any. */
+    public Optional<Named> named(InetSocketAddress address) {
+        return named().stream().filter(n -> n.address().equals(address)).findFirst();
+    }
+
+    /** The synthetic address of a named entry's host, if any host of a named entry is {@code host}. */
+    public Optional<InetAddress> syntheticAddress(String host) {
+        return named().stream()
+                .filter(n -> n.entry().target().host().equals(host))
+                .map(n -> n.address().getAddress())
+                .findFirst();
+    }
+
+    private static InetAddress synthetic(int number) {
+        int value = SYNTHETIC_BASE + number;
+        byte[] bytes = {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value};
+        try {
+            return InetAddress.getByAddress(bytes);
+        } catch (UnknownHostException e) {
+            throw new AssertionError("four bytes are always an address", e);
         }
     }
 

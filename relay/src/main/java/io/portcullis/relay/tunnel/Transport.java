@@ -5,6 +5,7 @@ import io.netty.channel.ChannelFactory;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -34,7 +35,8 @@ import java.util.Optional;
  * @param tcp the outbound channel to a checked address, of that address's own family: an IPv4
  *     target gets an IPv4 socket, not a dual-stack one (no V6ONLY option to set, no peer lookup)
  * @param peers reads the peer's pid and uid of an accepted spawn-socket connection
- * @param listener adopts a listening TCP socket that the entry handed over, by its descriptor
+ * @param listener adopts a socket that the entry handed over (a listening TCP socket, the UDP DNS
+ *     socket), by its descriptor
  */
 public record Transport(
         String name,
@@ -66,7 +68,17 @@ public record Transport(
                 EpollServerDomainSocketChannel::new,
                 EpollSocketChannel::new,
                 Transport::epollPeer,
-                EpollServerSocketChannel::new);
+                new ListenerAdopter() {
+                    @Override
+                    public ServerChannel adopt(int fd) {
+                        return new EpollServerSocketChannel(fd);
+                    }
+
+                    @Override
+                    public Channel adoptDatagram(int fd) {
+                        return new EpollDatagramChannel(fd);
+                    }
+                });
     }
 
     /**
@@ -119,9 +131,15 @@ public record Transport(
         }
     }
 
-    /** A server channel over a listening socket that is open already. */
+    /** A channel over a socket that the entry handed over, open already. */
     @FunctionalInterface
     public interface ListenerAdopter {
+        /** A server channel over a listening TCP socket. */
         ServerChannel adopt(int fd);
+
+        /** A datagram channel over a bound UDP socket (the namespace's DNS socket). */
+        default Channel adoptDatagram(int fd) {
+            throw new UnsupportedOperationException("cannot adopt UDP socket " + fd + " (expected: epoll)");
+        }
     }
 }

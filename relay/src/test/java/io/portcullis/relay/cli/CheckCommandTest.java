@@ -140,6 +140,37 @@ class CheckCommandTest {
                         && !l.get("detail").asText().contains("\n")));
     }
 
+    /**
+     * A tcp entry reached by name shows its synthetic socket (R24); a tunnel that must start with a
+     * TLS ClientHello shows the name it must carry (R23), none for an IP literal.
+     */
+    @Test
+    void theNamedSocketAndTheClientHelloAreShown() throws IOException {
+        Path file = dir.resolve("named.json");
+        Files.writeString(file, """
+                {"id": "db", "network": "internet", "hosts": [
+                  {"target": "nas.lan:5432", "scheme": "tcp"},
+                  {"target": "nas.lan:8443", "scheme": "https"}]}""");
+        Run run = run(
+                "",
+                "check",
+                "--spawn",
+                file.toString(),
+                "--host",
+                host(),
+                "nas.lan:5432",
+                "nas.lan:8443",
+                "93.184.216.34:443");
+        assertEquals(0, run.status(), run.err());
+        assertEquals("127.77.0.1:5432", run.lines().get(0).get("named").asText());
+        assertTrue(run.lines().get(0).path("clientHello").isMissingNode(), run.out());
+        assertTrue(run.lines().get(1).path("named").isMissingNode(), run.out());
+        assertEquals(
+                "nas.lan",
+                run.lines().get(1).get("clientHello").get("serverName").asText());
+        assertTrue(run.lines().get(2).get("clientHello").get("serverName").isNull(), run.out());
+    }
+
     @Test
     void allAllowedExitsZero() throws IOException {
         Run run = run("", "check", "--spawn", spawn("internet"), "--host", host(), "nas.lan:8443", "93.184.216.34:443");

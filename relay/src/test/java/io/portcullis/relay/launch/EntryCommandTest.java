@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,6 +22,7 @@ class EntryCommandTest {
                 39082,
                 List.of(5000, 39080),
                 OptionalInt.of(3001),
+                List.of(new InetSocketAddress(InetAddress.ofLiteral("127.77.0.1"), 5432)),
                 3,
                 List.of("curl", "-v"));
         assertEquals(
@@ -36,6 +39,9 @@ class EntryCommandTest {
                         "39080",
                         "--door",
                         "3001",
+                        "--named",
+                        "127.77.0.1:5432",
+                        "--dns",
                         "--ready-fd",
                         "3",
                         "--",
@@ -49,7 +55,7 @@ class EntryCommandTest {
         EntryCommand entry = EntryCommand.executable(Path.of("portcullis"));
         assertThrows(
                 IllegalArgumentException.class,
-                () -> entry.argv(Path.of("s"), 39080, List.of(), OptionalInt.empty(), 3, List.of()));
+                () -> entry.argv(Path.of("s"), 39080, List.of(), OptionalInt.empty(), List.of(), 3, List.of()));
     }
 
     @Test

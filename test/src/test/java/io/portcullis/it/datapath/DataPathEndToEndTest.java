@@ -404,7 +404,7 @@ class DataPathEndToEndTest {
                     asRoot.err().contains("cannot hand the sockets to the relay")
                             && asRoot.err().contains("started nothing"),
                     asRoot.toString());
-            assertEquals("200 200", asPeer.out().lines().toList().getLast(), asPeer.toString());
+            assertEquals("200 200", asPeer.out().strip().replaceAll("(?s).*\\n", ""), asPeer.toString());
             assertEquals("peer-uid", spawn.next().code());
             Decision peer = spawn.next();
             assertEquals("allow", peer.verdict());
@@ -432,10 +432,18 @@ class DataPathEndToEndTest {
         }
     }
 
-    /** The entry as {@code uid} (setpriv) in a spawn namespace, running {@code script}. */
+    /**
+     * The entry as {@code uid} (setpriv) in a spawn namespace, running {@code script}. Ports below
+     * 1024 (the DNS socket's 53) are opened to every uid in that namespace first, as bubblewrap's
+     * {@code CAP_NET_BIND_SERVICE} does for {@code run}.
+     */
     private static List<String> entryAs(int uid, Spawn spawn, String script) {
         String java = System.getenv().getOrDefault("PORTCULLIS_JAVA", System.getProperty("java.home") + "/bin/java");
         List<String> entry = new ArrayList<>(List.of(
+                "/bin/sh",
+                "-c",
+                "echo 0 >/proc/sys/net/ipv4/ip_unprivileged_port_start && exec \"$@\"",
+                "sh",
                 "setpriv",
                 "--reuid",
                 String.valueOf(uid),
@@ -449,7 +457,7 @@ class DataPathEndToEndTest {
                 "io.portcullis.entry.Main",
                 "--relay",
                 spawn.handle().socket().toString()));
-        entry.addAll(List.of("--proxy-port", String.valueOf(spawn.handle().proxyPort())));
+        entry.addAll(spawn.entrySockets(spawn.handle().proxyPort()));
         entry.addAll(List.of("--", "sh", "-c", script));
         return TestWorld.inSpawnNamespace(entry);
     }

@@ -10,11 +10,14 @@ import io.portcullis.it.world.Run;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.world.DnsAnswer;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -120,6 +123,76 @@ class RunEndToEndTest {
                         && decisions.contains("\"code\":\"not-listed\""),
                 decisions);
         assertFalse(run.err().contains("\"verdict\""), "with --log, no decision line on stderr");
+    }
+
+    /**
+     * Named entries and the namespace's DNS (SPEC R24): a listed tcp entry's name resolves to its
+     * synthetic address inside the namespace, and a client with no proxy support reaches the
+     * origin by name; a listed https name gets the addresses the relay resolved; an unlisted name
+     * gets no answer, and the world's DNS server never hears of it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"bwrap", "unshare"})
+    void aListedTcpEntryIsReachedByNameWithoutTheProxy(String sandbox) throws Exception {
+        String unlisted = sandbox + "-secret.example.test";
+        // getaddrinfo without AI_ADDRCONFIG (glibc's getent ahosts sets it, and a namespace with
+        // loopback alone has no address that counts for it; decision D35).
+        String addresses = "import socket; "
+                + "print(\"\\n\".join(sorted({a[4][0] for a in socket.getaddrinfo(\"www.example.test\", 443,"
+                + " 0, socket.SOCK_STREAM)})))";
+        String connect = "import socket; s = socket.create_connection((\"nas.lan\", 8080), timeout=10); "
+                + "s.sendall(b\"GET /named HTTP/1.0\\r\\nHost: nas.lan\\r\\n\\r\\n\"); "
+                + "print(s.makefile(\"rb\").read().decode())";
+        Run run = run(
+                sandbox,
+                List.of("--allow", "nas.lan:8080", "--allow", "www.example.test:443"),
+                "/bin/sh",
+                "-c",
+                "getent hosts nas.lan; python3 -c '" + addresses + "'; " + "getent hosts " + unlisted
+                        + "; echo unlisted=$?; python3 -c '" + connect + "'");
+        assertEquals(0, run.exit(), run.toString());
+        List<String> lines = run.out().lines().toList();
+        assertEquals("127.77.0.1      nas.lan", lines.get(0), run.toString());
+        assertEquals(
+                Set.of(world.internetHost(0), world.internetHost(2)),
+                lines.subList(1, 3).stream().map(InetAddress::ofLiteral).collect(Collectors.toSet()),
+                run.toString());
+        assertEquals("unlisted=2", lines.get(3), run.toString());
+        assertTrue(
+                run.out().contains("\"local\":\"192.168.77.10:8080\"")
+                        && run.out().contains("/named"),
+                run.out());
+        assertEquals(0, world.zone().queries(unlisted), "the unlisted name reached the world's DNS");
+        assertTrue(
+                run.err().contains("\"kind\":\"named\"") && run.err().contains("\"target\":\"nas.lan:8080\""),
+                run.err());
+        assertTrue(
+                run.err().contains("\"kind\":\"dns\",\"target\":\"" + unlisted + "\"")
+                        && run.err().contains("\"code\":\"not-listed\""),
+                run.err());
+    }
+
+    /** In {@code none} mode the namespace's DNS answers nothing and asks nobody. */
+    @Test
+    void withNetworkNoneNoNameResolvesAndNoQueryLeaves() throws Exception {
+        Path spawn = Files.writeString(dir.resolve("none.json"), "{\"id\": \"none\", \"network\": \"none\"}");
+        int before = world.zone().queries("nas.lan");
+        Run run = Portcullis.run(
+                List.of(
+                        "run",
+                        "--host",
+                        host.toString(),
+                        "--spawn",
+                        spawn.toString(),
+                        "--",
+                        "/bin/sh",
+                        "-c",
+                        "getent hosts nas.lan; echo status=$?"),
+                "");
+        assertEquals(0, run.exit(), run.toString());
+        assertEquals("status=2", run.out().strip(), run.toString());
+        assertEquals(before, world.zone().queries("nas.lan"));
+        assertTrue(run.err().contains("\"kind\":\"dns\"") && run.err().contains("\"code\":\"mode-none\""), run.err());
     }
 
     @Test

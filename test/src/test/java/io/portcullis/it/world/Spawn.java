@@ -1,5 +1,6 @@
 package io.portcullis.it.world;
 
+import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.config.ConfigException;
@@ -7,6 +8,7 @@ import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.SpawnPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -81,14 +83,26 @@ public final class Spawn implements AutoCloseable {
     }
 
     /**
-     * The entry's arguments for this spawn's forwards, with {@code proxyPort}; the readiness line
-     * goes to standard error, so standard output is the script's alone.
+     * The entry's arguments for this spawn's forwards, named entries and DNS socket, with
+     * {@code proxyPort}; the readiness line goes to standard error, so standard output is the
+     * script's alone.
      */
     public List<String> entryArgs(int proxyPort) {
-        List<String> args = new ArrayList<>(List.of("--ready-fd", "2", "--proxy-port", String.valueOf(proxyPort)));
+        List<String> args = new ArrayList<>(List.of("--ready-fd", "2"));
+        args.addAll(entrySockets(proxyPort));
+        return args;
+    }
+
+    /** The entry's arguments for this spawn's sockets alone: the proxy port, forwards, named entries, DNS. */
+    public List<String> entrySockets(int proxyPort) {
+        List<String> args = new ArrayList<>(List.of("--proxy-port", String.valueOf(proxyPort)));
         for (int port : handle.forwards()) {
             args.addAll(List.of("--forward", String.valueOf(port)));
         }
+        for (SpawnPolicy.Named named : handle.named()) {
+            args.addAll(List.of("--named", Handoff.text(named.address())));
+        }
+        args.add("--dns");
         return args;
     }
 
