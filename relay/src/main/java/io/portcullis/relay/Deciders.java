@@ -12,12 +12,16 @@ import io.portcullis.relay.decide.OwnAddressBook;
 import io.portcullis.relay.observe.Histogram;
 import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Rules;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.resolve.NettyResolver;
 import io.portcullis.relay.resolve.Resolver;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +58,18 @@ final class Deciders {
             throw new IOException("interrupted while reading this host's own addresses", e);
         }
         own.refreshEvery(dnsLoop.next(), OWN_ADDRESS_REFRESH);
-        return new Decider(new Rules(host), timedResolver(resolver, metrics.dns()), own, ownerCheck)::decide;
+        Decider decider = new Decider(new Rules(host), timedResolver(resolver, metrics.dns()), own, ownerCheck);
+        return new Judge() {
+            @Override
+            public CompletableFuture<Verdict> decide(SpawnPolicy spawn, Request request) {
+                return decider.decide(spawn, request);
+            }
+
+            @Override
+            public CompletableFuture<Optional<Verdict>> shadow(SpawnPolicy shadow, Request request, Verdict verdict) {
+                return decider.decideShadow(shadow, request, verdict);
+            }
+        };
     }
 
     private static Resolver timedResolver(Resolver resolver, Histogram latency) {

@@ -12,9 +12,11 @@ import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.proxy.ProxyKind;
 import java.time.InstantSource;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
@@ -93,16 +95,47 @@ final class SpawnInitializer extends ChannelInitializer<Channel> {
         channel.pipeline().addLast(kind.label(), handler(channel, generation));
     }
 
+    /**
+     * The enforced verdict on {@code request}; with a shadow policy (SPEC R26), it completes only
+     * once the shadow's answer is in the connection's record, on its event loop, so the decision
+     * line always carries it. The shadow never changes the verdict; its failure is an unknown.
+     */
+    private static CompletableFuture<Verdict> decide(
+            Channel channel, Generation generation, SpawnPolicy policy, Request request) {
+        CompletableFuture<Verdict> enforced = generation.judge().decide(policy, request);
+        if (policy.shadow().isEmpty()) {
+            return enforced;
+        }
+        SpawnPolicy shadow = policy.shadow().get();
+        CompletableFuture<Verdict> recorded = new CompletableFuture<>();
+        enforced.whenComplete((verdict, error) -> {
+            if (error != null) {
+                recorded.completeExceptionally(error);
+                return;
+            }
+            CompletableFuture<Optional<Verdict>> answer;
+            try {
+                answer = generation.judge().shadow(shadow, request, verdict);
+            } catch (RuntimeException e) {
+                answer = CompletableFuture.failedFuture(e);
+            }
+            answer.whenComplete((said, failed) -> channel.eventLoop().execute(() -> {
+                ConnectionRecord.of(channel).shadow(verdict, failed == null ? said : Optional.empty());
+                recorded.complete(verdict);
+            }));
+        });
+        return recorded;
+    }
+
     private ChannelHandler handler(Channel channel, Generation generation) {
         SpawnPolicy policy = spawn.policy();
         return switch (kind) {
-            case PROXY ->
-                generation.proxy().handler(request -> generation.judge().decide(policy, request));
+            case PROXY -> generation.proxy().handler(request -> decide(channel, generation, policy, request));
             case FORWARD -> {
                 ConnectionRecord.of(channel).target(Request.forward(port).shown());
                 yield generation
                         .forward()
-                        .handler(forward -> generation.judge().decide(policy, Request.forward(forward)), port);
+                        .handler(forward -> decide(channel, generation, policy, Request.forward(forward)), port);
             }
             case DOOR -> generation.door().handler(policy, spawn.token().orElseThrow());
             case NAMED -> {
@@ -111,7 +144,7 @@ final class SpawnInitializer extends ChannelInitializer<Channel> {
                 ConnectionRecord.of(channel).target(target);
                 yield generation
                         .forward()
-                        .handler(ignored -> generation.judge().decide(policy, Request.connect(target)), port);
+                        .handler(ignored -> decide(channel, generation, policy, Request.connect(target)), port);
             }
             case DNS -> throw new IllegalStateException("kind: dns (expected: a stream socket's kind)");
         };

@@ -103,7 +103,11 @@ final class CheckCommand implements Callable<Integer> {
             for (String target : input) {
                 Verdict verdict = verdict(decider, spawn, target, bound);
                 denied |= verdict instanceof Verdict.Deny;
-                out.println(line(target, verdict, named(spawn, target)));
+                ObjectNode line = line(target, verdict, named(spawn, target));
+                if (spawn.shadow().isPresent()) {
+                    line.set("shadow", shadow(decider, spawn.shadow().get(), target, verdict, bound));
+                }
+                out.println(line);
                 out.flush();
             }
             return denied ? 1 : 0;
@@ -158,14 +162,12 @@ final class CheckCommand implements Callable<Integer> {
      */
     private static Verdict verdict(Decider decider, SpawnPolicy spawn, String target, long boundMillis) {
         Request request;
-        if (target.regionMatches(true, 0, "http://", 0, 7)) {
-            try {
-                request = ProxyKind.plainHttp(target);
-            } catch (IllegalArgumentException e) {
-                return new Verdict.Deny(DenyCode.BAD_REQUEST, e.getMessage());
-            }
-        } else {
-            request = Request.connect(target);
+        try {
+            request = target.regionMatches(true, 0, "http://", 0, 7)
+                    ? ProxyKind.plainHttp(target)
+                    : Request.connect(target);
+        } catch (IllegalArgumentException e) {
+            return new Verdict.Deny(DenyCode.BAD_REQUEST, e.getMessage());
         }
         return decider.decide(spawn, request)
                 .completeOnTimeout(
@@ -173,6 +175,40 @@ final class CheckCommand implements Callable<Integer> {
                         boundMillis,
                         TimeUnit.MILLISECONDS)
                 .join();
+    }
+
+    /** {@code http://...}: a plain HTTP request, read by the relay's absolute-URI parser; else a CONNECT. */
+    private static Optional<Request> request(String target) {
+        if (!target.regionMatches(true, 0, "http://", 0, 7)) {
+            return Optional.of(Request.connect(target));
+        }
+        try {
+            return Optional.of(ProxyKind.plainHttp(target));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * What the spawn's shadow policy would answer (R26), on the enforced decision's addresses:
+     * {@code {"verdict": "allow"|"deny"|"unknown", "code"}}, always shown.
+     */
+    private static ObjectNode shadow(
+            Decider decider, SpawnPolicy shadow, String target, Verdict enforced, long boundMillis) {
+        ObjectNode node = JSON.createObjectNode();
+        Optional<Request> request = request(target);
+        Optional<Verdict> answer = request.isEmpty()
+                ? Optional.of(enforced)
+                : decider.decideShadow(shadow, request.get(), enforced)
+                        .completeOnTimeout(Optional.empty(), boundMillis, TimeUnit.MILLISECONDS)
+                        .join();
+        switch (answer.orElse(null)) {
+            case null -> node.put("verdict", "unknown");
+            case Verdict.Allow allow -> node.put("verdict", "allow");
+            case Verdict.Deny deny ->
+                node.put("verdict", "deny").put("code", deny.code().code());
+        }
+        return node;
     }
 
     /** The synthetic socket of {@code target} inside the namespace, when it is a named entry (R24). */
@@ -188,7 +224,7 @@ final class CheckCommand implements Callable<Integer> {
     }
 
     static String line(String target, Verdict verdict) {
-        return line(target, verdict, Optional.empty());
+        return line(target, verdict, Optional.empty()).toString();
     }
 
     /**
@@ -196,7 +232,7 @@ final class CheckCommand implements Callable<Integer> {
      * {@code clientHello}: for an allowed tunnel that must start with a TLS ClientHello (R23), the
      * server name it must carry ({@code null}: none, for an IP literal).
      */
-    static String line(String target, Verdict verdict, Optional<InetSocketAddress> named) {
+    static ObjectNode line(String target, Verdict verdict, Optional<InetSocketAddress> named) {
         ObjectNode line = JSON.createObjectNode();
         line.put("target", target);
         ArrayNode addresses = JSON.createArrayNode();
@@ -221,6 +257,6 @@ final class CheckCommand implements Callable<Integer> {
             }
         }
         named.ifPresent(address -> line.put("named", Handoff.text(address)));
-        return line.toString();
+        return line;
     }
 }

@@ -36,7 +36,16 @@ public final class SpawnPolicyJson {
     public static SpawnPolicy parse(String source, String json) throws ConfigException {
         List<String> problems = new ArrayList<>();
         JsonObject top = JsonObject.of(
-                problems, "", JsonText.parse(source, json), "id", "network", "hosts", "proxyPort", "door", "peerUid");
+                problems,
+                "",
+                JsonText.parse(source, json),
+                "id",
+                "network",
+                "hosts",
+                "proxyPort",
+                "door",
+                "peerUid",
+                "shadow");
         if (top == null) {
             throw new ConfigException(source, problems);
         }
@@ -51,6 +60,15 @@ public final class SpawnPolicyJson {
         Long proxyPort = top.integer("proxyPort", 1, 65535, (long) SpawnPolicy.DEFAULT_PROXY_PORT);
         Optional<Door> door = top.get("door") != null ? Optional.ofNullable(door(top)) : Optional.empty();
         Long peerUid = top.integer("peerUid", 0, 0xffff_fffeL, null);
+        // The shadow (SPEC R26): the same schema without id, of which only what decides is read.
+        JsonObject shadowObject = top.object("shadow", "network", "hosts");
+        Network shadowNetwork = null;
+        List<Entry> shadowHosts = List.of();
+        if (shadowObject != null) {
+            shadowNetwork = choice(shadowObject, "network", Network.LISTED, Network.values(), Network::json);
+            List<Read> shadowRead = shadowObject.list("hosts", List.of(), SpawnPolicyJson::entry);
+            shadowHosts = shadowRead == null ? List.of() : checkEntries(problems, shadowRead);
+        }
         door.ifPresent(d -> hosts.stream()
                 .filter(entry -> entry.isForward() && entry.target().port() == d.port())
                 .forEach(entry -> problems.add("door.port: " + d.port() + " (expected: a port no forward uses; "
@@ -59,13 +77,12 @@ public final class SpawnPolicyJson {
             throw new ConfigException(source, problems);
         }
         try {
-            return new SpawnPolicy(
-                    id,
-                    network,
-                    hosts,
-                    proxyPort.intValue(),
-                    door,
-                    peerUid == null ? OptionalInt.empty() : OptionalInt.of(peerUid.intValue()));
+            OptionalInt uid = peerUid == null ? OptionalInt.empty() : OptionalInt.of(peerUid.intValue());
+            Optional<SpawnPolicy> shadow = shadowObject == null
+                    ? Optional.empty()
+                    : Optional.of(new SpawnPolicy(
+                            id, shadowNetwork, shadowHosts, proxyPort.intValue(), Optional.empty(), uid));
+            return new SpawnPolicy(id, network, hosts, proxyPort.intValue(), door, uid, shadow);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source, List.of(e.getMessage()));
         }

@@ -14,9 +14,11 @@ import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.resolve.Resolution;
 import io.portcullis.relay.resolve.Resolver;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -67,6 +69,43 @@ public final class Decider {
             return CompletableFuture.completedFuture(internal(e));
         }
     }
+
+    /**
+     * What {@code shadow} would answer for {@code request} (SPEC R26), given the verdict the
+     * enforced policy gave it: on the enforced decision's own addresses, so the shadow never sends
+     * a DNS query of its own (it could carry a name out that the enforced policy never looks up).
+     * Empty when the shadow would need a lookup that the enforced decision did not make. Never
+     * completes exceptionally.
+     */
+    public CompletableFuture<Optional<Verdict>> decideShadow(SpawnPolicy shadow, Request request, Verdict enforced) {
+        try {
+            Step step = rules.plan(shadow, request);
+            if (!(step instanceof Step.Resolve plan)) {
+                return finish(shadow, step).thenApply(Optional::of);
+            }
+            if (!plan.needsDns()) {
+                return finish(shadow, rules.judge(shadow, plan, plan.literal(), own.get(), owner.dockerNetworks()))
+                        .thenApply(Optional::of);
+            }
+            Optional<Verdict.Deny> unresolved = rules.unresolvedOwnNames(plan, own.get());
+            if (unresolved.isPresent()) {
+                return CompletableFuture.completedFuture(Optional.of(unresolved.get()));
+            }
+            if (enforced instanceof Verdict.Deny deny && DNS_FAILURES.contains(deny.code())) {
+                return CompletableFuture.completedFuture(Optional.of(deny));
+            }
+            if (enforced.resolved().isEmpty()) {
+                return CompletableFuture.completedFuture(Optional.empty());
+            }
+            return finish(shadow, rules.judge(shadow, plan, enforced.resolved(), own.get(), owner.dockerNetworks()))
+                    .thenApply(Optional::of);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(Optional.of(internal(e)));
+        }
+    }
+
+    private static final Set<DenyCode> DNS_FAILURES =
+            EnumSet.of(DenyCode.DNS_FAILED, DenyCode.DNS_TIMEOUT, DenyCode.DNS_EMPTY);
 
     private CompletableFuture<Verdict> afterDns(SpawnPolicy spawn, Step.Resolve plan, Resolution resolution) {
         DenyCode failure = switch (resolution.outcome()) {

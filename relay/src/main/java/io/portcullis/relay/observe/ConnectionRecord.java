@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.AttributeKey;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Verdict;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +45,7 @@ public final class ConnectionRecord {
     private boolean finished;
     private long generation;
     private String end;
+    private Decision.Shadow shadow;
 
     private ConnectionRecord(String spawn, long id, InstantSource clock, DecisionSink sink) {
         this.spawn = Objects.requireNonNull(spawn, "spawn");
@@ -144,6 +147,24 @@ public final class ConnectionRecord {
         }
     }
 
+    /**
+     * What the spawn's shadow policy answered (SPEC R26), beside the enforced {@code verdict}; kept
+     * only when it differs. Empty: the shadow could not tell without a lookup of its own.
+     */
+    public void shadow(Verdict enforced, Optional<Verdict> answer) {
+        Decision.Shadow shown =
+                answer.map(ConnectionRecord::shadowOf).orElse(new Decision.Shadow(Decision.Shadow.UNKNOWN, null));
+        shadow = shown.equals(shadowOf(enforced)) ? null : shown;
+    }
+
+    private static Decision.Shadow shadowOf(Verdict verdict) {
+        return switch (verdict) {
+            case Verdict.Allow allow -> new Decision.Shadow(Decision.ALLOW, null);
+            case Verdict.Deny deny ->
+                new Decision.Shadow(Decision.DENY, deny.code().code());
+        };
+    }
+
     /** The upstream side failed (a reset) and the client was reset in turn; the first end stands. */
     public void upstreamReset() {
         if (end == null) {
@@ -212,6 +233,7 @@ public final class ConnectionRecord {
                 bytesDown,
                 Math.max(0, Duration.between(start, now).toMillis()),
                 generation,
-                end));
+                end,
+                shadow));
     }
 }

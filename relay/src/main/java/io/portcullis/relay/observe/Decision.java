@@ -1,5 +1,6 @@
 package io.portcullis.relay.observe;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.portcullis.owner.OwnerEvidence;
 import java.util.List;
 import java.util.Objects;
@@ -26,6 +27,8 @@ import java.util.Objects;
  * @param end how a tunnel ended when it did not end in order: {@code upstream-reset} (the upstream
  *     side failed, a reset or another I/O error, and the client was reset in turn) or {@code
  *     client-reset} (the other way round); null otherwise
+ * @param shadow what the spawn's shadow policy would have answered (SPEC R26), only when that
+ *     differs from {@code verdict} and {@code code}; left out of the line otherwise
  */
 public record Decision(
         String time,
@@ -42,7 +45,26 @@ public record Decision(
         long bytesDown,
         long durationMillis,
         long generation,
-        String end) {
+        String end,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Shadow shadow) {
+
+    /**
+     * The shadow policy's answer where it differs from the enforced one.
+     *
+     * @param verdict {@code allow}, {@code deny}, or {@code unknown} (the shadow would have needed a
+     *     DNS lookup that the enforced decision did not make, and the shadow makes none)
+     * @param code the shadow's deny code; null unless denied
+     */
+    public record Shadow(String verdict, String code) {
+        public static final String UNKNOWN = "unknown";
+
+        public Shadow {
+            Objects.requireNonNull(verdict, "verdict");
+            if (verdict.equals(DENY) == (code == null)) {
+                throw new IllegalArgumentException("code: " + code + " (expected: a code exactly when denied)");
+            }
+        }
+    }
 
     public static final String ALLOW = "allow";
     public static final String UPSTREAM_RESET = "upstream-reset";
@@ -72,6 +94,42 @@ public record Decision(
             throw new IllegalArgumentException("bytesUp/bytesDown/durationMillis: " + bytesUp + "/" + bytesDown + "/"
                     + durationMillis + " (expected: >= 0)");
         }
+    }
+
+    /** A decision of a spawn without a shadow, or whose shadow agreed. */
+    public Decision(
+            String time,
+            String spawn,
+            long connection,
+            String kind,
+            String target,
+            List<String> resolved,
+            String dialed,
+            String verdict,
+            String code,
+            OwnerEvidence owner,
+            long bytesUp,
+            long bytesDown,
+            long durationMillis,
+            long generation,
+            String end) {
+        this(
+                time,
+                spawn,
+                connection,
+                kind,
+                target,
+                resolved,
+                dialed,
+                verdict,
+                code,
+                owner,
+                bytesUp,
+                bytesDown,
+                durationMillis,
+                generation,
+                end,
+                null);
     }
 
     /** A decision whose tunnel, if any, ended in order. */

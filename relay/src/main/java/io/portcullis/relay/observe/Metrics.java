@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class Metrics {
     private final Map<String, LongAdder> connections = new ConcurrentHashMap<>();
+    /** Connections whose shadow policy answered otherwise (SPEC R26), by the shadow's verdict and code. */
+    private final Map<String, LongAdder> shadowDifferences = new ConcurrentHashMap<>();
+
     private final LongAdder bytesUp = new LongAdder();
     private final LongAdder bytesDown = new LongAdder();
     private final LongAdder reloadsOk = new LongAdder();
@@ -74,6 +77,12 @@ public final class Metrics {
         counter.increment();
         bytesUp.add(record.bytesUp());
         bytesDown.add(record.bytesDown());
+        if (record.shadow() != null) {
+            String shadow = record.shadow().verdict()
+                    + '\0'
+                    + (record.shadow().code() == null ? "" : record.shadow().code());
+            shadowDifferences.computeIfAbsent(shadow, k -> new LongAdder()).increment();
+        }
     }
 
     public Histogram decision() {
@@ -113,6 +122,21 @@ public final class Metrics {
                     .append(parts[1])
                     .append("\",code=\"")
                     .append(parts[2].isEmpty() ? "none" : parts[2])
+                    .append("\"} ")
+                    .append(count.sum())
+                    .append('\n');
+        });
+        header(
+                out,
+                "portcullis_shadow_differences_total",
+                "counter",
+                "Connections whose shadow policy would have answered otherwise, by the shadow's verdict and code.");
+        new TreeMap<>(shadowDifferences).forEach((key, count) -> {
+            String[] parts = key.split("\0", -1);
+            out.append("portcullis_shadow_differences_total{verdict=\"")
+                    .append(parts[0])
+                    .append("\",code=\"")
+                    .append(parts[1].isEmpty() ? "none" : parts[1])
                     .append("\"} ")
                     .append(count.sum())
                     .append('\n');

@@ -22,9 +22,17 @@ import java.util.Set;
  * @param id the spawn's id, also the add-on id the owner check asks about
  * @param proxyPort the proxy port the wall asked for; see {@link #effectiveProxyPort()}
  * @param peerUid the only uid that may connect to the spawn's socket, when present
+ * @param shadow a second policy decided beside this one for every connection and never enforced
+ *     (SPEC R26); its id, proxy port and peer uid are this policy's, it has no door and no shadow
  */
 public record SpawnPolicy(
-        String id, Network network, List<Entry> hosts, int proxyPort, Optional<Door> door, OptionalInt peerUid) {
+        String id,
+        Network network,
+        List<Entry> hosts,
+        int proxyPort,
+        Optional<Door> door,
+        OptionalInt peerUid,
+        Optional<SpawnPolicy> shadow) {
 
     public static final int DEFAULT_PROXY_PORT = 39080;
 
@@ -34,6 +42,11 @@ public record SpawnPolicy(
         hosts = List.copyOf(hosts);
         Objects.requireNonNull(door, "door");
         Objects.requireNonNull(peerUid, "peerUid");
+        Objects.requireNonNull(shadow, "shadow");
+        if (shadow.isPresent()
+                && (shadow.get().shadow().isPresent() || shadow.get().door().isPresent())) {
+            throw new IllegalArgumentException("shadow: (expected: a policy without a shadow or a door of its own)");
+        }
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id: \"\" (expected: a non-empty id)");
         }
@@ -65,6 +78,12 @@ public record SpawnPolicy(
                     + " other tcp entries need " + sockets + " sockets in the namespace (expected: at most "
                     + MAX_SOCKETS + ")");
         }
+    }
+
+    /** A policy without a shadow. */
+    public SpawnPolicy(
+            String id, Network network, List<Entry> hosts, int proxyPort, Optional<Door> door, OptionalInt peerUid) {
+        this(id, network, hosts, proxyPort, door, peerUid, Optional.empty());
     }
 
     /** The most sockets one hand-over carries (the hand-over format's own bound). */

@@ -171,6 +171,25 @@ class CheckCommandTest {
         assertTrue(run.lines().get(2).get("clientHello").get("serverName").isNull(), run.out());
     }
 
+    /** With a shadow policy (R26) each line shows what the shadow would answer too. */
+    @Test
+    void theShadowsAnswerIsShown() throws IOException {
+        Path file = dir.resolve("shadowed.json");
+        Files.writeString(file, """
+                {"id": "s", "network": "internet", "shadow": {"network": "listed",
+                 "hosts": [{"target": "nas.lan:8443", "scheme": "https"}]}}""");
+        Run run = run("", "check", "--spawn", file.toString(), "--host", host(), "public.test:443", "nas.lan:8443");
+        assertEquals(1, run.status(), run.err());
+        assertEquals(
+                "{\"verdict\":\"deny\",\"code\":\"not-listed\"}",
+                run.lines().get(0).get("shadow").toString());
+        assertEquals("allow", run.lines().get(0).get("verdict").asText());
+        assertEquals("deny", run.lines().get(1).get("verdict").asText());
+        // Refused before any lookup (port-not-allowed): the shadow, which never looks a name up itself, cannot tell.
+        assertEquals(
+                "{\"verdict\":\"unknown\"}", run.lines().get(1).get("shadow").toString());
+    }
+
     @Test
     void allAllowedExitsZero() throws IOException {
         Run run = run("", "check", "--spawn", spawn("internet"), "--host", host(), "nas.lan:8443", "93.184.216.34:443");

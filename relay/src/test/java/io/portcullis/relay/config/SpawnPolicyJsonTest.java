@@ -85,8 +85,13 @@ class SpawnPolicyJsonTest {
             []                                                  | (top level): [] (expected: an object)
             {"id": 7}                                           | id: 7 (expected: a string)
             {"id": "a b"}                                       | id: "a b" (expected: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit)
-            {"id": "a", "nope": 1}                              | nope: unknown field (expected: one of id, network, hosts, proxyPort, door, peerUid)
+            {"id": "a", "nope": 1}                              | nope: unknown field (expected: one of id, network, hosts, proxyPort, door, peerUid, shadow)
             {"id": "a", "network": "all"}                       | network: "all" (expected: one of none, listed, internet)
+            {"id": "a", "shadow": {"id": "b"}}                  | shadow.id: unknown field (expected: one of network, hosts)
+            {"id": "a", "shadow": {"door": {}}}                 | shadow.door: unknown field (expected: one of network, hosts)
+            {"id": "a", "shadow": {"network": "all"}}           | shadow.network: "all" (expected: one of none, listed, internet)
+            {"id": "a", "shadow": {"hosts": [{"target": "b", "scheme": "tcp"}]}} | shadow.hosts[0].target: "b" (expected: host:port)
+            {"id": "a", "shadow": []}                           | shadow: [] (expected: an object)
             {"id": "a", "network": null}                        | network: null (expected: one of none, listed, internet)
             {"id": "a", "hosts": {}}                            | hosts: {} (expected: an array)
             {"id": "a", "hosts": ["x:1"]}                       | hosts[0]: "x:1" (expected: an object)
@@ -132,7 +137,7 @@ class SpawnPolicyJsonTest {
                  {"target": "b:2", "scheme": "ftp"}], "proxyPort": 70000, "extra": true}"""));
         assertEquals(
                 List.of(
-                        "extra: unknown field (expected: one of id, network, hosts, proxyPort, door, peerUid)",
+                        "extra: unknown field (expected: one of id, network, hosts, proxyPort, door, peerUid, shadow)",
                         "id: missing (expected: a string)",
                         "network: \"all\" (expected: one of none, listed, internet)",
                         "hosts[1].target: \"a@b:443\" (expected: host:port without userinfo, zone, path or escape)",

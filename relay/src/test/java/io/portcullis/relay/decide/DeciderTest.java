@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -444,5 +445,45 @@ class DeciderTest {
         assertEquals(
                 allow.resolved(),
                 allow.dial().stream().map(InetSocketAddress::getAddress).toList());
+    }
+
+    /**
+     * The shadow policy (R26) is decided on the enforced decision's addresses and never asks DNS
+     * itself: a name the enforced policy refused before any lookup is an unknown to the shadow.
+     */
+    @ParameterizedTest(name = "enforced {0}, shadow {1}: {2} -> {3}, {4}; lookups {5}")
+    @CsvSource(delimiter = '|', textBlock = """
+            internet | listed   | public.example:443 | allow              | deny not-listed         | public.example
+            internet | internet | public.example:443 | allow              | allow                   | public.example
+            listed   | internet | public.example:443 | deny not-listed    | unknown                 | -
+            internet | listed   | nas.lan:8443       | allow              | deny not-listed         | nas.lan
+            internet | internet | mixed.example:443  | deny not-global-unicast | deny not-global-unicast | mixed.example
+            internet | internet | gone.example:443   | deny dns-failed    | deny dns-failed         | gone.example
+            internet | listed   | gone.example:443   | deny dns-failed    | deny not-listed         | gone.example
+            internet | listed   | 93.184.216.34:443  | allow              | deny not-listed         | -
+            listed   | internet | 93.184.216.34:443  | deny not-listed    | allow                   | -
+            """)
+    void theShadowIsDecidedOnTheSameAnswerAndNeverLooksUpANameItself(
+            String network, String shadowNetwork, String target, String enforced, String shadow, String lookups)
+            throws ConfigException {
+        String hosts = network.equals("internet") ? "[{\"target\": \"nas.lan:8443\", \"scheme\": \"https\"}]" : "[]";
+        SpawnPolicy spawn = SpawnPolicyJson.parse("spawn", """
+                {"id": "s", "network": "%s", "hosts": %s, "shadow": {"network": "%s"}}""".formatted(network, hosts, shadowNetwork));
+        HostConfig host = HostConfigJson.parse("host", HOST);
+        OwnAddresses own = new OwnAddresses(Set.copyOf(host.ownAddresses()));
+        Decider decider = new Decider(new Rules(host), resolver, () -> own, owner);
+
+        Verdict verdict = decider.decide(spawn, Request.connect(target)).join();
+        Optional<Verdict> said = decider.decideShadow(spawn.shadow().orElseThrow(), Request.connect(target), verdict)
+                .join();
+
+        assertEquals(enforced, shown(verdict));
+        assertEquals(shadow, said.map(DeciderTest::shown).orElse("unknown"));
+        assertEquals(
+                lookups.equals("-") ? List.of() : List.of(lookups), resolved, "one lookup at most, the enforced one");
+    }
+
+    private static String shown(Verdict verdict) {
+        return verdict instanceof Verdict.Deny deny ? "deny " + deny.code().code() : "allow";
     }
 }

@@ -278,6 +278,34 @@ class DataPathEndToEndTest {
         }
     }
 
+    /**
+     * A shadow policy (R26) on live traffic: enforced as internet, shadowed as listed. An unlisted
+     * HTTPS fetch succeeds and its decision line shows the shadow's not-listed; the listed one,
+     * where both agree, carries no shadow; the metric counts the difference.
+     */
+    @Test
+    void aListedShadowRecordsWhatItWouldHaveRefusedAndRefusesNothing() throws Exception {
+        try (Spawn spawn = open("", """
+                {"id": "shadowed", "network": "internet",
+                 "hosts": [{"target": "nas.lan:8443", "scheme": "https"}],
+                 "shadow": {"network": "listed", "hosts": [{"target": "nas.lan:8443", "scheme": "https"}]}}""")) {
+            Run run =
+                    spawn.run(curl("https://www.example.test/shadow") + "; " + curl("https://nas.lan:8443/shadow"), 60);
+
+            assertEquals("200 200\n200 200\n", run.out(), run.toString());
+            Decision unlisted = spawn.next();
+            assertEquals("allow", unlisted.verdict(), unlisted.toString());
+            assertEquals(new Decision.Shadow("deny", "not-listed"), unlisted.shadow());
+            Decision listed = spawn.next();
+            assertEquals("allow", listed.verdict(), listed.toString());
+            assertNull(listed.shadow(), listed.toString());
+            assertTrue(
+                    spawn.metricsText()
+                            .contains("portcullis_shadow_differences_total{verdict=\"deny\",code=\"not-listed\"} 1\n"),
+                    spawn.metricsText());
+        }
+    }
+
     @Test
     void halfClosesPassBothWays() throws Exception {
         try (Spawn spawn = open("", INTERNET)) {

@@ -65,6 +65,11 @@ public final class Spawn implements AutoCloseable {
         return handle;
     }
 
+    /** The relay's metrics in the Prometheus text format. */
+    public String metricsText() {
+        return relay.metricsText();
+    }
+
     /**
      * Runs {@code script} with {@code sh -c} under the entry, in a fresh namespace with loopback
      * only; the entry gets the spawn's proxy port and forwards.
