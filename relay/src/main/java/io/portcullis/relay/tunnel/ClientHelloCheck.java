@@ -2,6 +2,7 @@ package io.portcullis.relay.tunnel;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.AbstractSniHandler;
 import io.netty.util.concurrent.Future;
@@ -29,7 +30,12 @@ import org.slf4j.LoggerFactory;
 final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
     private static final Logger log = LoggerFactory.getLogger(ClientHelloCheck.class);
     /** The longest ClientHello read; a post-quantum key share makes one about 2 KiB. */
-    static final int MAX_CLIENT_HELLO = 64 * 1024;
+    static final int MAX_CLIENT_HELLO = 16 * 1024;
+    /**
+     * The most client bytes held before the verdict: a ClientHello cut into many tiny records
+     * carries five bytes of record header for each, so twice the hello's bound is plenty.
+     */
+    static final int MAX_HELD = 2 * MAX_CLIENT_HELLO;
 
     private final Channel upstream;
     private final FirstBytes wanted;
@@ -38,6 +44,8 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
     private boolean tls;
     private boolean decided;
     private ScheduledFuture<?> timeout;
+    private ChannelFutureListener closeClient;
+    private ChannelFutureListener closeUpstream;
 
     /**
      * @param passed called on the event loop with every byte held (the ClientHello and anything
@@ -62,10 +70,13 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
             FirstBytes wanted,
             long timeoutMillis,
             Consumer<ByteBuf> passed) {
-        client.pipeline().addLast("client-hello", new ClientHelloCheck(upstream, wanted, timeoutMillis, passed));
-        // Closing either side ends the other while the check holds the tunnel.
-        upstream.closeFuture().addListener(closed -> client.close());
-        client.closeFuture().addListener(closed -> upstream.close());
+        ClientHelloCheck check = new ClientHelloCheck(upstream, wanted, timeoutMillis, passed);
+        // Closing either side ends the other while the check holds the tunnel; the splice takes over after.
+        check.closeClient = closed -> client.close();
+        check.closeUpstream = closed -> upstream.close();
+        upstream.closeFuture().addListener(check.closeClient);
+        client.closeFuture().addListener(check.closeUpstream);
+        client.pipeline().addLast("client-hello", check);
         if (early.isReadable()) {
             client.pipeline().fireChannelRead(early);
             client.pipeline().fireChannelReadComplete();
@@ -85,10 +96,64 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
     }
 
     @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (!decided
+                && msg instanceof ByteBuf bytes
+                && internalBuffer().readableBytes() + bytes.readableBytes() > MAX_HELD) {
+            bytes.release();
+            refuse(ctx, DenyCode.NOT_TLS, "more than " + MAX_HELD + " bytes without a whole ClientHello");
+            return;
+        }
+        super.channelRead(ctx, msg);
+    }
+
+    @Override
     protected Future<Boolean> lookup(ChannelHandlerContext ctx, ByteBuf clientHello) throws Exception {
-        // Netty gives no ClientHello (null) when the first record is not one: not TLS at all.
-        tls = clientHello != null;
+        // Netty gives no ClientHello (null) when the first record is not one: not TLS at all. A
+        // handshake message of type ClientHello that is not shaped like one is not TLS either.
+        tls = clientHello != null && wellFormed(clientHello);
         return super.lookup(ctx, clientHello);
+    }
+
+    /**
+     * Whether {@code body} (a ClientHello's body, after its handshake header) has the shape RFC
+     * 8446 section 4.1.2 gives it: a legacy version 3.1-3.3, 32 random bytes, a session id of at
+     * most 32 bytes, an even, non-empty list of cipher suites, at least one compression method,
+     * and extensions that fill the rest exactly. Pure; does not move the buffer's indexes.
+     */
+    static boolean wellFormed(ByteBuf body) {
+        int at = body.readerIndex();
+        int end = body.writerIndex();
+        if (end - at < 2 + 32 + 1) {
+            return false;
+        }
+        if (body.getUnsignedByte(at) != 3 || body.getUnsignedByte(at + 1) < 1 || body.getUnsignedByte(at + 1) > 3) {
+            return false;
+        }
+        at += 2 + 32;
+        int session = body.getUnsignedByte(at);
+        at += 1 + session;
+        if (session > 32 || at + 2 > end) {
+            return false;
+        }
+        int suites = body.getUnsignedShort(at);
+        at += 2 + suites;
+        if (suites < 2 || suites % 2 != 0 || at + 1 > end) {
+            return false;
+        }
+        int compression = body.getUnsignedByte(at);
+        at += 1 + compression;
+        if (compression < 1 || at > end) {
+            return false;
+        }
+        if (at == end) {
+            return true;
+        }
+        if (at + 2 > end) {
+            return false;
+        }
+        int extensions = body.getUnsignedShort(at);
+        return at + 2 + extensions == end;
     }
 
     /**
@@ -119,6 +184,8 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
         } else {
             decided = true;
             timeout.cancel(false);
+            ctx.channel().closeFuture().removeListener(closeUpstream);
+            upstream.closeFuture().removeListener(closeClient);
             ByteBuf held = internalBuffer().readRetainedSlice(internalBuffer().readableBytes());
             ctx.pipeline().remove(this);
             passed.accept(held);

@@ -256,6 +256,9 @@ class DataPathEndToEndTest {
                     print("other", status, "handshake")
                 except (ssl.SSLError, OSError):
                     print("other", status, "closed")
+                s, status = tunnel("93.184.77.10:443")
+                s.sendall(b"\\x16\\x03\\x01\\x00\\x04\\x01\\x00\\x00\\x00" + b"GET / HTTP/1.1\\r\\n\\r\\n")
+                print("fake", status, repr(s.recv(100)))
                 s, status = tunnel("www.example.test:443")
                 context.wrap_socket(s, server_hostname="www.example.test").close()
                 print("same", status, "handshake")
@@ -263,8 +266,9 @@ class DataPathEndToEndTest {
         try (Spawn spawn = open("", INTERNET)) {
             Run run = spawn.run("python3 -c '" + script + "'", 60);
 
-            assertEquals("plain 200 b''\nother 200 closed\nsame 200 handshake\n", run.out(), run.toString());
-            for (String code : List.of("not-tls", "sni-mismatch")) {
+            assertEquals(
+                    "plain 200 b''\nother 200 closed\nfake 200 b''\nsame 200 handshake\n", run.out(), run.toString());
+            for (String code : List.of("not-tls", "sni-mismatch", "not-tls")) {
                 Decision decision = spawn.next();
                 assertEquals("deny", decision.verdict(), decision.toString());
                 assertEquals(code, decision.code(), decision.toString());
