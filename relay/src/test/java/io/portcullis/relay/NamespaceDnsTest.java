@@ -14,6 +14,9 @@ import io.portcullis.relay.world.Zone;
 import io.portcullis.relay.world.ZoneDnsServer;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -140,5 +143,71 @@ class NamespaceDnsTest {
         assertEquals(code.equals("allow") ? null : code, decision.code(), decision.toString());
         String bare = name.toLowerCase(Locale.ROOT).replaceAll("\\.$", "");
         assertEquals(worldQueries > 0, zone.queries(bare) > 0, "whether the world's DNS was asked");
+    }
+
+    /**
+     * A flood of queries (1,200 as fast as one socket sends them) gets at most the burst and the
+     * rate answered; the rest is refused {@code limit-rate}, which the log folds.
+     */
+    @org.junit.jupiter.api.Test
+    void aQueryFloodIsHeldToTheSpawnsRate() throws Exception {
+        open("listed");
+        int sent = 1200;
+        int[] codes = new int[16];
+        long started = System.nanoTime();
+        try (DatagramChannel channel = DatagramChannel.open()) {
+            channel.connect(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 53));
+            channel.configureBlocking(false);
+            ByteBuffer answer = ByteBuffer.allocate(512);
+            // In batches of 50, each answered before the next: no datagram is lost to a full buffer.
+            for (int batch = 0; batch < sent / 50; batch++) {
+                for (int i = 0; i < 50; i++) {
+                    channel.write(ByteBuffer.wrap(query(batch * 50 + i, "nas.lan")));
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                int got = 0;
+                while (got < 50 && System.nanoTime() < deadline) {
+                    answer.clear();
+                    if (channel.read(answer) > 3) {
+                        codes[answer.get(3) & 0x0f]++;
+                        got++;
+                    } else {
+                        Thread.sleep(1);
+                    }
+                }
+            }
+        }
+        double seconds = (System.nanoTime() - started) / 1e9;
+        int allowed = codes[0];
+        assertTrue(allowed >= 400 && allowed <= 400 + 200 * seconds + 1, allowed + " answered in " + seconds + " s");
+        assertEquals(sent, codes[0] + codes[5], java.util.Arrays.toString(codes));
+        if (seconds < 3) {
+            assertTrue(codes[5] > 0, "nothing refused: " + java.util.Arrays.toString(codes));
+        }
+        boolean folded = false;
+        for (Decision decision = decisions.poll(5, TimeUnit.SECONDS);
+                decision != null && !folded;
+                decision = decisions.poll(1, TimeUnit.SECONDS)) {
+            folded = "limit-rate".equals(decision.code());
+        }
+        assertTrue(folded, "no limit-rate line");
+    }
+
+    /** A DNS query with {@code id} for the A records of {@code name}, recursion desired. */
+    private static byte[] query(int id, String name) {
+        ByteBuffer out = ByteBuffer.allocate(512);
+        out.putShort((short) id)
+                .putShort((short) 0x0100)
+                .putShort((short) 1)
+                .putShort((short) 0)
+                .putShort((short) 0)
+                .putShort((short) 0);
+        for (String label : name.split("\\.")) {
+            out.put((byte) label.length()).put(label.getBytes(StandardCharsets.US_ASCII));
+        }
+        out.put((byte) 0).putShort((short) 1).putShort((short) 1);
+        byte[] bytes = new byte[out.position()];
+        out.flip().get(bytes);
+        return bytes;
     }
 }

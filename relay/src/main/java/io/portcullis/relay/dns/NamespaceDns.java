@@ -28,6 +28,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * {@link Answer} says. A name that needs a lookup is decided exactly as a connection to it would
  * be (the relay's own resolver and policy, with the owner check where the target is this host),
  * and answered with the addresses that decision would dial; a refusal is {@code REFUSED}. Every
- * query writes a decision line of kind {@code dns}. Nothing here forwards a query: a name the
+ * query writes a decision line of kind {@code dns}; a spawn asks at most {@value #RATE} a second
+ * ({@value #BURST} in a burst), beyond which queries are refused {@code limit-rate}. Nothing here forwards a query: a name the
  * policy does not let through never leaves the host.
  */
 public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQuery> {
@@ -47,8 +49,14 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
     static final long TTL = 30;
     /** Lookups of one spawn under way at once; a query beyond is refused. */
     static final int MAX_IN_FLIGHT = 64;
-    /** Addresses in one answer at most, so it fits in a 512-byte UDP answer. */
-    static final int MAX_ADDRESSES = 16;
+    /** Addresses in one answer at most. */
+    static final int MAX_ADDRESSES = 8;
+    /** Queries one spawn may ask a second, and in a burst (SPEC R16's new-connection rate). */
+    static final int RATE = 200;
+
+    static final int BURST = 400;
+    /** A lookup not decided by then is refused, so a judge that never answers cannot use the places up. */
+    static final long LOOKUP_TIMEOUT_MILLIS = 30_000;
 
     /**
      * What the namespace's DNS of one spawn needs.
@@ -75,6 +83,8 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
 
     private final Context context;
     private int inFlight;
+    private double tokens = BURST;
+    private long refilledNanos = System.nanoTime();
 
     private NamespaceDns(Context context) {
         this.context = context;
@@ -118,6 +128,12 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
         record.kind("dns");
         record.generation(context.generation().getAsLong());
         record.target(answer.name());
+        if (!takeToken()) {
+            // A refusal, so a flood is folded in the log like any other.
+            refused(record, DenyCode.LIMIT_RATE);
+            reply(ctx, response, DnsResponseCode.REFUSED);
+            return;
+        }
         switch (answer) {
             case Answer.Synthetic synthetic -> {
                 answered(record, List.of(synthetic.address()));
@@ -149,7 +165,7 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
         inFlight++;
         CompletableFuture<Verdict> verdict;
         try {
-            verdict = context.judge().apply(judge.request());
+            verdict = context.judge().apply(judge.request()).orTimeout(LOOKUP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
@@ -181,6 +197,18 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
                     }
                 },
                 ctx.executor());
+    }
+
+    /** A token bucket of {@link #RATE} a second, {@link #BURST} deep; on the channel's event loop. */
+    private boolean takeToken() {
+        long now = System.nanoTime();
+        tokens = Math.min(BURST, tokens + (now - refilledNanos) * RATE / 1e9);
+        refilledNanos = now;
+        if (tokens < 1) {
+            return false;
+        }
+        tokens -= 1;
+        return true;
     }
 
     private static DatagramDnsResponse addresses(

@@ -46,7 +46,7 @@ public final class Replies {
             case BODY_TOO_LARGE -> new Status(413, "Content Too Large", false);
             case HEADER_TIMEOUT -> new Status(408, "Request Timeout", false);
             case HEADER_TOO_LARGE -> new Status(431, "Request Header Fields Too Large", false);
-            case LIMIT_SPAWN, LIMIT_RELAY -> new Status(503, "Service Unavailable", false);
+            case LIMIT_SPAWN, LIMIT_RELAY, LIMIT_RATE -> new Status(503, "Service Unavailable", false);
             case DNS_TIMEOUT, CONNECT_TIMEOUT, HTTP_TIMEOUT -> new Status(504, "Gateway Timeout", true);
             case DNS_FAILED, DNS_EMPTY, CONNECT_FAILED, RELAY_ERROR, BAD_RESPONSE, RESPONSE_TOO_LARGE ->
                 new Status(502, "Bad Gateway", true);

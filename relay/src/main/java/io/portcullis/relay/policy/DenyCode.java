@@ -38,6 +38,7 @@ public enum DenyCode {
     PEER_UID("peer-uid", "the peer's uid is not the spawn's"),
     LIMIT_SPAWN("limit-spawn", "this spawn's connection budget is full"),
     LIMIT_RELAY("limit-relay", "the relay's connection budget is full"),
+    LIMIT_RATE("limit-rate", "this spawn asks faster than its rate allows"),
     CONNECT_FAILED("connect-failed", "every checked address refused the connection"),
     CONNECT_TIMEOUT("connect-timeout", "every checked address timed out"),
     INTERNAL_ERROR("internal-error", "the relay failed while deciding, so the connection is refused"),
