@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A long fuzzing run: every Jazzer @FuzzTest, one at a time (one fuzzing JVM at a time), each until
 # DURATION has passed or it has run EXECUTIONS inputs, whichever comes first.
-#   scripts/fuzz-long.sh DURATION [EXECUTIONS]    e.g. scripts/fuzz-long.sh 510s 10000000
-# DURATION is a Jazzer duration ("510s", "9m"); EXECUTIONS defaults to 10000000. Both override each
-# test's @FuzzTest(maxDuration) through Jazzer's own options (JAZZER_MAX_DURATION,
+#   scripts/fuzz-long.sh DURATION [EXECUTIONS [CLASS...]]    e.g. scripts/fuzz-long.sh 510s 10000000
+# DURATION is a Jazzer duration ("510s", "9m"); EXECUTIONS defaults to 10000000; CLASS names the
+# tests to run (e.g. DoorTargetFuzzTest), every @FuzzTest class when none is named. Both limits
+# override each test's @FuzzTest(maxDuration) through Jazzer's own options (JAZZER_MAX_DURATION,
 # JAZZER_MAX_EXECUTIONS). Each test's output goes to target/fuzz-long/<class>.log; a table of runs,
 # seconds, coverage and findings goes to standard output and target/fuzz-long/summary.tsv.
 # The corpus each test grows stays in <module>/.cifuzz-corpus/ and is where the next run starts.
@@ -13,11 +14,15 @@ cd "$root"
 . scripts/jdk.sh
 find_jdk25 || exit 2
 
-duration=${1:?usage: scripts/fuzz-long.sh DURATION [EXECUTIONS] (e.g. 510s 10000000)}
+duration=${1:?usage: scripts/fuzz-long.sh DURATION [EXECUTIONS [CLASS...]] (e.g. 510s 10000000)}
 executions=${2:-10000000}
+shift $(($# < 2 ? $# : 2))
 
 tests=$(grep -rl --include='*.java' '@FuzzTest' -- */src/test/java | sort)
-[ -n "$tests" ] || { echo "fuzz-long: no @FuzzTest found"; exit 0; }
+if [ $# -gt 0 ]; then
+    tests=$(grep -E "/($(IFS='|'; echo "$*"))\.java\$" <<<"$tests" || true)
+fi
+[ -n "$tests" ] || { echo "fuzz-long: no @FuzzTest found${1:+ named $*}"; exit 0; }
 modules=$(sed 's|/src/.*||' <<<"$tests" | sort -u | paste -sd, -)
 out=target/fuzz-long
 mkdir -p "$out"
