@@ -25,6 +25,9 @@ import java.util.Optional;
  *                big-endian), address (16 bytes, an IPv4 address in the first 4, the rest 0)
  * </pre>
  *
+ * An IPv4 address is always spelled in 4 bytes: a 16-byte IPv4-mapped one ({@code ::ffff:a.b.c.d}),
+ * which the JDK reads as the IPv4 address, is refused, so that each header has one spelling.
+ *
  * The relay trusts none of it: it checks every descriptor against the header and both against the
  * spawn's policy. It answers with one line, {@code accepted} or {@code refused bad-handoff: WHY}.
  * This class is the one definition of the format; the entry writes it and the relay reads it.
@@ -156,6 +159,10 @@ public record Handoff(List<Socket> sockets) {
             if (size != 4 && size != 16) {
                 throw new Malformed("socket " + index + ": address length " + size + " (expected: 4 or 16)");
             }
+            if (size == 16 && isIpv4Mapped(bytes, at + 4)) {
+                throw new Malformed(
+                        "socket " + index + ": an IPv4-mapped address in 16 bytes (expected: IPv4 in 4 bytes)");
+            }
             for (int i = at + 4 + size; i < at + ENTRY; i++) {
                 if (bytes[i] != 0) {
                     throw new Malformed("socket " + index + ": padding is not zero");
@@ -167,6 +174,15 @@ public record Handoff(List<Socket> sockets) {
             sockets.add(new Socket(kind.get(), new InetSocketAddress(address(bytes, at + 4, size), port)));
         }
         return new Handoff(sockets);
+    }
+
+    private static boolean isIpv4Mapped(byte[] bytes, int at) {
+        for (int i = at; i < at + 10; i++) {
+            if (bytes[i] != 0) {
+                return false;
+            }
+        }
+        return bytes[at + 10] == (byte) 0xff && bytes[at + 11] == (byte) 0xff;
     }
 
     private static InetAddress address(byte[] bytes, int at, int size) {
