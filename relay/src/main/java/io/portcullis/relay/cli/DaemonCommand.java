@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -33,6 +34,9 @@ final class DaemonCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    ServiceOptions service;
 
     @Option(
             names = "--host",
@@ -58,6 +62,7 @@ final class DaemonCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
+        service.check(problems);
         HostConfig host = ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
         ConfigFiles.checkParent(parent, problems);
         Path controlParent = control.toAbsolutePath().getParent();

@@ -39,6 +39,9 @@ final class RelayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    ServiceOptions service;
+
     @ParentCommand
     Main main;
 
@@ -69,6 +72,7 @@ final class RelayCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
+        service.check(problems);
         SpawnPolicy spawn = files.spawn(problems);
         HostConfig host = files.host(problems);
         ConfigFiles.checkParent(parent, problems);

@@ -81,6 +81,10 @@ final class Control {
         }
         try {
             SpawnHandle handle = relay.open(policy);
+            log.atInfo()
+                    .addKeyValue("spawn", handle.id())
+                    .addKeyValue("socket", handle.socket())
+                    .log("spawn opened");
             ObjectNode answer = SpawnJson.JSON.createObjectNode();
             answer.put("id", handle.id());
             answer.setAll(SpawnJson.ready(handle));
@@ -106,6 +110,7 @@ final class Control {
         }
         try {
             handle.get().close();
+            log.atInfo().addKeyValue("spawn", id).log("spawn closed");
             return Reply.noContent();
         } catch (RuntimeException e) {
             log.warn("spawn {}: while closing: {}", id, e.toString());
@@ -120,7 +125,7 @@ final class Control {
             host = hosts.read();
         } catch (ConfigException e) {
             relay.metrics().reloaded(false);
-            log.warn("reload refused, generation {} stays: {}", relay.generation(), e.getMessage());
+            log.warn("reload refused, generation {} stays: {}", relay.generation(), String.join("; ", e.problems()));
             return reloadRefused(e.problems());
         }
         try {

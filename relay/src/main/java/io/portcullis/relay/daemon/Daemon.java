@@ -132,13 +132,10 @@ public final class Daemon implements AutoCloseable {
 
     /**
      * Reads the host configuration again, on the control thread like {@code POST /reload} (SIGHUP
-     * calls this); the answer's body names the new generation or every problem.
+     * calls this); the log says which generation is in effect, or why the file was refused.
      */
     public Future<?> reload() {
-        return thread.submit(() -> {
-            Reply reply = api.reload();
-            log.info("reload: {} {}", reply.status().code(), reply.body().strip());
-        });
+        return thread.submit(api::reload);
     }
 
     /** Stops listening, closes every spawn (removing its directory) and the relay, removes the control socket. */
