@@ -21,6 +21,7 @@ import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.tunnel.Transport;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -298,7 +299,19 @@ public final class Relay implements AutoCloseable {
 
     /** The relay's metrics in the Prometheus text format (SPEC R17). */
     public String metricsText() {
-        return metrics.text(new Metrics.Gauges() {
+        return metrics.text(gauges());
+    }
+
+    /**
+     * The relay's metrics for a Prometheus registry that serves them with others (the process's
+     * and the JVM's); read at each scrape.
+     */
+    public MultiCollector metricsCollector() {
+        return metrics.collector(gauges());
+    }
+
+    private Metrics.Gauges gauges() {
+        return new Metrics.Gauges() {
             @Override
             public Map<String, Integer> openConnections() {
                 Map<String, Integer> open = new TreeMap<>();
@@ -310,7 +323,7 @@ public final class Relay implements AutoCloseable {
             public long generation() {
                 return Relay.this.generation();
             }
-        });
+        };
     }
 
     /**

@@ -346,9 +346,9 @@ class DaemonTest {
         assertEquals(200, answer.status());
         assertTrue(answer.headers().get("content-type").startsWith("text/plain; version=0.0.4"));
         String text = answer.body();
-        assertEquals(5, value(text, "portcullis_connections_total{kind=\"forward\",verdict=\"allow\",code=\"none\"}"));
+        assertEquals(5, value(text, "portcullis_connections_total{code=\"none\",kind=\"forward\",verdict=\"allow\"}"));
         assertEquals(
-                2, value(text, "portcullis_connections_total{kind=\"proxy\",verdict=\"deny\",code=\"not-listed\"}"));
+                2, value(text, "portcullis_connections_total{code=\"not-listed\",kind=\"proxy\",verdict=\"deny\"}"));
         assertEquals(50, value(text, "portcullis_bytes_total{direction=\"up\"}"));
         assertEquals(50, value(text, "portcullis_bytes_total{direction=\"down\"}"));
         assertEquals(1, value(text, "portcullis_open_connections{spawn=\"studio\"}"));
@@ -409,7 +409,7 @@ class DaemonTest {
                 51, value(metrics, "portcullis_owner_check_seconds_count"), "the survivor and the 50 allowed before");
         assertEquals(
                 150,
-                value(metrics, "portcullis_connections_total{kind=\"forward\",verdict=\"deny\",code=\"deny-listed\"}"));
+                value(metrics, "portcullis_connections_total{code=\"deny-listed\",kind=\"forward\",verdict=\"deny\"}"));
     }
 
     @Test
@@ -426,7 +426,7 @@ class DaemonTest {
         assertEquals(1, daemon.relay().generation());
         assertTrue(ControlClient.call(control, "GET", "/metrics")
                 .body()
-                .contains("portcullis_config_reloads_total{result=\"error\"} 1"));
+                .contains("portcullis_config_reloads_total{result=\"error\"} 1.0"));
     }
 
     @Test
