@@ -7,6 +7,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.EventExecutor;
 import io.portcullis.entry.handoff.Posix;
 import io.portcullis.entry.handoff.Receiver;
 import io.portcullis.owner.OwnerCheck;
@@ -35,9 +36,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -73,6 +76,7 @@ public final class Relay implements AutoCloseable {
     private final Map<String, SpawnHandle> spawns = new ConcurrentHashMap<>();
     private final Set<String> ids = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean draining;
     private final SecureRandom random = new SecureRandom();
     private final ExecutorService handoffs = Executors.newCachedThreadPool(
             Thread.ofPlatform().name("handoff-", 1).daemon(true).factory());
@@ -231,6 +235,34 @@ public final class Relay implements AutoCloseable {
     /** The open spawns. */
     public List<SpawnHandle> spawns() {
         return List.copyOf(spawns.values());
+    }
+
+    /** Whether the relay takes new spawns and connections: not draining and not closed. */
+    public boolean accepting() {
+        return !draining && !closed.get();
+    }
+
+    /** Whether {@link #drain} has begun. */
+    public boolean draining() {
+        return draining;
+    }
+
+    /**
+     * Completes once every event loop of the relay has run a task (the process's health); fails
+     * when a loop has shut down.
+     */
+    public CompletableFuture<Void> eventLoopsAnswer() {
+        List<CompletableFuture<Void>> ran = new ArrayList<>();
+        for (EventExecutor loop : loops) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            try {
+                loop.execute(() -> done.complete(null));
+            } catch (RejectedExecutionException e) {
+                done.completeExceptionally(e);
+            }
+            ran.add(done);
+        }
+        return CompletableFuture.allOf(ran.toArray(CompletableFuture[]::new));
     }
 
     /** The transport in use: {@code epoll} or {@code nio}. */

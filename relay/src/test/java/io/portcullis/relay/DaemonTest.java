@@ -207,6 +207,8 @@ class DaemonTest {
                 "DELETE | /spawns/ghost   | 404",
                 "PUT    | /spawns         | 405",
                 "POST   | /metrics        | 405",
+                "POST   | /healthz        | 405",
+                "PUT    | /readyz         | 405",
                 "GET    | /reload         | 405",
                 "POST   | /spawns/studio  | 405",
                 "GET    | /spawns/a/b     | 404",
@@ -217,6 +219,26 @@ class DaemonTest {
 
         assertEquals(status, answer.status());
         assertEquals(1, answer.json().get("errors").size(), answer.body());
+    }
+
+    /** The operator's routes on the control socket, as on the metrics listener. */
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "GET  | /healthz | 200 | ok",
+                "GET  | /readyz  | 200 | ready",
+                "GET  | /metrics | 200 | portcullis_build_info{",
+                "GET  | /metrics | 200 | jvm_threads_current",
+                "HEAD | /readyz  | 200 | ''",
+            })
+    void theOperatorsRoutesAnswerOnTheControlSocket(String method, String path, int status, String body)
+            throws Exception {
+        start();
+        ControlClient.Answer answer = ControlClient.call(control, method, path);
+
+        assertEquals(status, answer.status(), answer.body());
+        assertTrue(body.isEmpty() ? answer.body().isEmpty() : answer.body().contains(body), answer.body());
     }
 
     @Test

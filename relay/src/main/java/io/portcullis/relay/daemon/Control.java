@@ -13,6 +13,7 @@ import io.portcullis.relay.Relay;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.ops.Reply;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.io.IOException;
@@ -57,16 +58,13 @@ final class Control {
                     ? show(id)
                     : method.equals(HttpMethod.DELETE) ? close(id) : Reply.notAllowed("GET, DELETE");
         }
-        if (path.equals("/metrics")) {
-            return method.equals(HttpMethod.GET)
-                    ? new Reply(OK, Reply.METRICS_TYPE, relay.metricsText(), "")
-                    : Reply.notAllowed("GET");
-        }
         if (path.equals("/reload")) {
             return method.equals(HttpMethod.POST) ? reload() : Reply.notAllowed("POST");
         }
         return Reply.errors(
-                NOT_FOUND, List.of("path: " + path + " (expected: /spawns, /spawns/{id}, /metrics or /reload)"));
+                NOT_FOUND,
+                List.of("path: " + path
+                        + " (expected: /spawns, /spawns/{id}, /reload, /metrics, /healthz or /readyz)"));
     }
 
     private Reply open(String body) {
