@@ -27,6 +27,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,6 +64,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Relay implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Relay.class);
+    private static final long DRAIN_POLL_MILLIS = 50;
 
     private final EventLoopGroup loops;
     private final Transport transport;
@@ -117,12 +119,13 @@ public final class Relay implements AutoCloseable {
      * Opens a spawn: a fresh directory (0700) under the relay's parent directory, a unix socket in
      * it (0600), listening before this returns.
      *
-     * @throws IllegalStateException when a spawn with the same id is open, or the relay is closed
+     * @throws IllegalStateException when a spawn with the same id is open, or the relay is draining or closed
      */
     public SpawnHandle open(SpawnPolicy policy) throws IOException {
         Objects.requireNonNull(policy, "policy");
-        if (closed.get()) {
-            throw new IllegalStateException("relay: closed (expected: open)");
+        if (!accepting()) {
+            throw new IllegalStateException(
+                    "relay: " + (draining ? "draining" : "closed") + " (expected: open, not draining)");
         }
         if (!ids.add(policy.id())) {
             throw new IllegalStateException("spawn " + policy.id() + ": already open (expected: a new id)");
@@ -356,6 +359,36 @@ public final class Relay implements AutoCloseable {
                 return Relay.this.generation();
             }
         };
+    }
+
+    /**
+     * Drains the relay (SIGTERM, SPEC R43): from now on it opens no spawn, and every spawn stops
+     * accepting (its spawn socket and its handed-over sockets close, so a new connection in its
+     * namespace is refused at once) while the open connections go on. Returns once none is open,
+     * or when {@code grace} has passed; {@link #close()} closes what is left. Not from an event loop.
+     *
+     * @return the number of connections still open when it returned
+     */
+    public int drain(Duration grace) throws InterruptedException {
+        Objects.requireNonNull(grace, "grace");
+        draining = true;
+        spawns().forEach(SpawnHandle::stopAccepting);
+        int open = openConnections();
+        log.atInfo()
+                .addKeyValue("openConnections", open)
+                .addKeyValue("drainSeconds", grace.toSeconds())
+                .log("draining: new connections are refused, open ones have until the drain ends");
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (open > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(Math.min(DRAIN_POLL_MILLIS, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+            open = openConnections();
+        }
+        log.atInfo().addKeyValue("openConnections", open).log("drained");
+        return open;
+    }
+
+    private int openConnections() {
+        return spawns.values().stream().mapToInt(SpawnHandle::openConnections).sum();
     }
 
     /**

@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
             "  POST /spawns, GET /spawns, GET /spawns/{id}, DELETE /spawns/{id}, POST /reload,",
             "  GET /metrics, GET /healthz, GET /readyz",
             "Prints {\"control\", \"generation\", \"metrics\"} once it listens (metrics: with --metrics-listen). SIGHUP reloads the host configuration like POST /reload; "
-                    + "SIGTERM or SIGINT closes every spawn (removing its directory) and the control socket, then exits 0.",
+                    + "SIGTERM or SIGINT drains (new connections are refused, open ones get --drain seconds to end), then closes every spawn (removing its directory) and the control socket, and exits 0.",
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:stopped cleanly", "1:the daemon failed", "2:usage or configuration error"})
@@ -98,6 +98,8 @@ final class DaemonCommand implements Callable<Integer> {
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
+                            // The control socket and the metrics listener answer while it drains (readyz 503).
+                            service.drain(daemon.relay());
                             stop(daemon, metrics);
                             // A signal is a clean stop: exit 0 once every directory and the control socket are gone.
                             Runtime.getRuntime().halt(0);

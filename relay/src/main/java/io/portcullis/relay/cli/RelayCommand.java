@@ -38,7 +38,9 @@ import picocli.CommandLine.Spec;
             "  {\"socket\", \"proxyPort\", \"forwards\", \"door\", \"tokenFile\", \"metrics\"}"
                     + " (metrics: with --metrics-listen)",
             "It runs until its standard input closes (the wall's lifeline), SIGTERM or SIGINT, then removes the "
-                    + "directory. One JSON decision line per connection goes to standard error or the host's log.file.",
+                    + "directory. SIGTERM and SIGINT drain first: new connections are refused at once, open ones get "
+                    + "--drain seconds to end. One JSON decision line per connection goes to standard error or the "
+                    + "host's log.file.",
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:stopped cleanly", "1:the relay failed", "2:usage or configuration error"})
@@ -110,6 +112,7 @@ final class RelayCommand implements Callable<Integer> {
         Running running = new Running(relay, file, listener);
         Thread stopOnSignal = new Thread(
                 () -> {
+                    service.drain(relay);
                     running.stop();
                     // A signal is a clean stop for the wall: exit 0 once the directory is gone.
                     Runtime.getRuntime().halt(0);
@@ -157,9 +160,27 @@ final class RelayCommand implements Callable<Integer> {
         }
     }
 
-    /** What a running relay command stops, once, from the lifeline's end or a signal. */
-    private record Running(Relay relay, Optional<MetricsFile> file, Optional<MetricsListener> listener) {
+    /**
+     * What a running relay command stops, once: from a signal after its drain, or from the
+     * lifeline's end, which stops at once (the wall is gone), a drain in progress included.
+     */
+    private static final class Running {
+        private final Relay relay;
+        private final Optional<MetricsFile> file;
+        private final Optional<MetricsListener> listener;
+        private boolean stopped;
+
+        Running(Relay relay, Optional<MetricsFile> file, Optional<MetricsListener> listener) {
+            this.relay = relay;
+            this.file = file;
+            this.listener = listener;
+        }
+
         synchronized void stop() {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
             try {
                 relay.close();
             } catch (RuntimeException e) {

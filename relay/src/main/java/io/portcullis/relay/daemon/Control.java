@@ -6,6 +6,7 @@ import static io.netty.handler.codec.http.HttpResponseStatus.CREATED;
 import static io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR;
 import static io.netty.handler.codec.http.HttpResponseStatus.NOT_FOUND;
 import static io.netty.handler.codec.http.HttpResponseStatus.OK;
+import static io.netty.handler.codec.http.HttpResponseStatus.SERVICE_UNAVAILABLE;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.HttpMethod;
@@ -74,6 +75,10 @@ final class Control {
         } catch (ConfigException e) {
             return Reply.errors(BAD_REQUEST, e.problems());
         }
+        if (!relay.accepting()) {
+            return Reply.errors(
+                    SERVICE_UNAVAILABLE, List.of("daemon: draining (expected: a daemon that takes new spawns)"));
+        }
         if (relay.spawn(policy.id()).isPresent()) {
             return Reply.errors(CONFLICT, List.of("id: " + policy.id() + " (expected: not the id of an open spawn)"));
         }
@@ -88,7 +93,7 @@ final class Control {
             answer.setAll(SpawnJson.ready(handle));
             return Reply.json(CREATED, answer);
         } catch (IllegalStateException e) {
-            return Reply.errors(CONFLICT, List.of(e.getMessage()));
+            return Reply.errors(relay.accepting() ? CONFLICT : SERVICE_UNAVAILABLE, List.of(e.getMessage()));
         } catch (IOException | RuntimeException e) {
             log.warn("spawn {}: cannot open: {}", policy.id(), e.toString());
             return Reply.errors(

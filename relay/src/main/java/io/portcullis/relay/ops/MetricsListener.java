@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +36,7 @@ public final class MetricsListener implements AutoCloseable {
     private final EventLoopGroup loop;
     private final Channel server;
     private final InetSocketAddress address;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private MetricsListener(EventLoopGroup loop, Channel server, InetSocketAddress address) {
         this.loop = loop;
@@ -97,6 +99,9 @@ public final class MetricsListener implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         server.close().syncUninterruptibly();
         loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -11,6 +11,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,26 +57,21 @@ class ServiceOptionsTest {
     void badServiceOptionsAreUsageErrorsNamingEachOption(String command) throws Exception {
         Path spawn = Files.writeString(dir.resolve("spawn.json"), "{\"id\": \"s\"}");
         Path host = Files.writeString(dir.resolve("host.json"), "{}");
-        String[] args = command.equals("relay")
-                ? new String[] {
-                    "relay", "--spawn", spawn.toString(), "--metrics-listen", "localhost:9464", "--log-level", "loud"
-                }
-                : new String[] {
-                    "daemon",
-                    "--host",
-                    host.toString(),
-                    "--control",
-                    dir.resolve("c.sock").toString(),
-                    "--metrics-listen",
-                    "localhost:9464",
-                    "--log-level",
-                    "loud"
-                };
+        List<String> args = new ArrayList<>(
+                command.equals("relay")
+                        ? List.of("relay", "--spawn", spawn.toString())
+                        : List.of(
+                                "daemon",
+                                "--host",
+                                host.toString(),
+                                "--control",
+                                dir.resolve("c.sock").toString()));
+        args.addAll(List.of("--metrics-listen", "localhost:9464", "--log-level", "loud", "--drain", "ten"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
 
         int status = Main.run(
-                args,
+                args.toArray(String[]::new),
                 new ByteArrayInputStream(new byte[0]),
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
@@ -84,6 +81,7 @@ class ServiceOptionsTest {
         assertTrue(
                 errors.contains("--metrics-listen: localhost:9464 (expected: ADDRESS:PORT with an IP address"), errors);
         assertTrue(errors.contains("--log-level: loud (expected: error, warn, info or debug)"), errors);
+        assertTrue(errors.contains("--drain: ten (expected: 0-86400 seconds)"), errors);
         assertEquals("", out.toString(StandardCharsets.UTF_8));
         assertFalse(Files.exists(dir.resolve("c.sock")));
     }
