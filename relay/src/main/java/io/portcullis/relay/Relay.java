@@ -8,6 +8,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.EventExecutor;
 import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.entry.handoff.Posix;
 import io.portcullis.entry.handoff.Receiver;
@@ -24,10 +25,12 @@ import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.tunnel.Transport;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,9 +40,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -62,6 +67,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Relay implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Relay.class);
+    private static final long DRAIN_POLL_MILLIS = 50;
 
     private final EventLoopGroup loops;
     private final Transport transport;
@@ -75,6 +81,7 @@ public final class Relay implements AutoCloseable {
     private final Map<String, SpawnHandle> spawns = new ConcurrentHashMap<>();
     private final Set<String> ids = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean draining;
     private final SecureRandom random = new SecureRandom();
     private final ExecutorService handoffs = Executors.newCachedThreadPool(
             Thread.ofPlatform().name("handoff-", 1).daemon(true).factory());
@@ -115,12 +122,13 @@ public final class Relay implements AutoCloseable {
      * Opens a spawn: a fresh directory (0700) under the relay's parent directory, a unix socket in
      * it (0600), listening before this returns.
      *
-     * @throws IllegalStateException when a spawn with the same id is open, or the relay is closed
+     * @throws IllegalStateException when a spawn with the same id is open, or the relay is draining or closed
      */
     public SpawnHandle open(SpawnPolicy policy) throws IOException {
         Objects.requireNonNull(policy, "policy");
-        if (closed.get()) {
-            throw new IllegalStateException("relay: closed (expected: open)");
+        if (!accepting()) {
+            throw new IllegalStateException(
+                    "relay: " + (draining ? "draining" : "closed") + " (expected: open, not draining)");
         }
         if (!ids.add(policy.id())) {
             throw new IllegalStateException("spawn " + policy.id() + ": already open (expected: a new id)");
@@ -254,6 +262,34 @@ public final class Relay implements AutoCloseable {
         return List.copyOf(spawns.values());
     }
 
+    /** Whether the relay takes new spawns and connections: not draining and not closed. */
+    public boolean accepting() {
+        return !draining && !closed.get();
+    }
+
+    /** Whether {@link #drain} has begun. */
+    public boolean draining() {
+        return draining;
+    }
+
+    /**
+     * Completes once every event loop of the relay has run a task (the process's health); fails
+     * when a loop has shut down.
+     */
+    public CompletableFuture<Void> eventLoopsAnswer() {
+        List<CompletableFuture<Void>> ran = new ArrayList<>();
+        for (EventExecutor loop : loops) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            try {
+                loop.execute(() -> done.complete(null));
+            } catch (RejectedExecutionException e) {
+                done.completeExceptionally(e);
+            }
+            ran.add(done);
+        }
+        return CompletableFuture.allOf(ran.toArray(CompletableFuture[]::new));
+    }
+
     /** The transport in use: {@code epoll} or {@code nio}. */
     public String transport() {
         return transport.name();
@@ -320,7 +356,19 @@ public final class Relay implements AutoCloseable {
 
     /** The relay's metrics in the Prometheus text format (SPEC R17). */
     public String metricsText() {
-        return metrics.text(new Metrics.Gauges() {
+        return metrics.text(gauges());
+    }
+
+    /**
+     * The relay's metrics for a Prometheus registry that serves them with others (the process's
+     * and the JVM's); read at each scrape.
+     */
+    public MultiCollector metricsCollector() {
+        return metrics.collector(gauges());
+    }
+
+    private Metrics.Gauges gauges() {
+        return new Metrics.Gauges() {
             @Override
             public Map<String, Integer> openConnections() {
                 Map<String, Integer> open = new TreeMap<>();
@@ -332,7 +380,37 @@ public final class Relay implements AutoCloseable {
             public long generation() {
                 return Relay.this.generation();
             }
-        });
+        };
+    }
+
+    /**
+     * Drains the relay (SIGTERM, SPEC R43): from now on it opens no spawn, and every spawn stops
+     * accepting (its spawn socket and its handed-over sockets close, so a new connection in its
+     * namespace is refused at once) while the open connections go on. Returns once none is open,
+     * or when {@code grace} has passed; {@link #close()} closes what is left. Not from an event loop.
+     *
+     * @return the number of connections still open when it returned
+     */
+    public int drain(Duration grace) throws InterruptedException {
+        Objects.requireNonNull(grace, "grace");
+        draining = true;
+        spawns().forEach(SpawnHandle::stopAccepting);
+        int open = openConnections();
+        log.atInfo()
+                .addKeyValue("openConnections", open)
+                .addKeyValue("drainSeconds", grace.toSeconds())
+                .log("draining: new connections are refused, open ones have until the drain ends");
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (open > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(Math.min(DRAIN_POLL_MILLIS, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+            open = openConnections();
+        }
+        log.atInfo().addKeyValue("openConnections", open).log("drained");
+        return open;
+    }
+
+    private int openConnections() {
+        return spawns.values().stream().mapToInt(SpawnHandle::openConnections).sum();
     }
 
     /**

@@ -35,6 +35,7 @@ public final class SpawnHandle implements AutoCloseable {
     private final Consumer<SpawnHandle> onClose;
     private final List<Channel> listeners = new ArrayList<>();
     private boolean closed;
+    private boolean stopped;
     private long namespace;
 
     SpawnHandle(
@@ -128,14 +129,32 @@ public final class SpawnHandle implements AutoCloseable {
         return closed;
     }
 
-    /** Takes the handed-over sockets' channels; false (and the caller closes them) once closed. */
+    /** Takes the handed-over sockets' channels; false (and the caller closes them) once closed or stopped. */
     synchronized boolean listening(List<Channel> servers, long inode) {
-        if (closed) {
+        if (closed || stopped) {
             return false;
         }
         listeners.addAll(servers);
         namespace = inode;
         return true;
+    }
+
+    /**
+     * Stops taking new connections (a relay draining): closes the spawn socket if it is still there
+     * and the handed-over sockets, so a new connection in the namespace is refused at once; the
+     * open connections go on until they end or {@link #close()}. Not from an event loop.
+     */
+    void stopAccepting() {
+        List<Channel> servers;
+        synchronized (this) {
+            if (closed || stopped) {
+                return;
+            }
+            stopped = true;
+            servers = List.copyOf(listeners);
+        }
+        socket.close();
+        servers.forEach(server -> server.close().syncUninterruptibly());
     }
 
     @Override

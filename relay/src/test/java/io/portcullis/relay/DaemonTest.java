@@ -207,6 +207,8 @@ class DaemonTest {
                 "DELETE | /spawns/ghost   | 404",
                 "PUT    | /spawns         | 405",
                 "POST   | /metrics        | 405",
+                "POST   | /healthz        | 405",
+                "PUT    | /readyz         | 405",
                 "GET    | /reload         | 405",
                 "POST   | /spawns/studio  | 405",
                 "GET    | /spawns/a/b     | 404",
@@ -217,6 +219,26 @@ class DaemonTest {
 
         assertEquals(status, answer.status());
         assertEquals(1, answer.json().get("errors").size(), answer.body());
+    }
+
+    /** The operator's routes on the control socket, as on the metrics listener. */
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "GET  | /healthz | 200 | ok",
+                "GET  | /readyz  | 200 | ready",
+                "GET  | /metrics | 200 | portcullis_build_info{",
+                "GET  | /metrics | 200 | jvm_threads_current",
+                "HEAD | /readyz  | 200 | ''",
+            })
+    void theOperatorsRoutesAnswerOnTheControlSocket(String method, String path, int status, String body)
+            throws Exception {
+        start();
+        ControlClient.Answer answer = ControlClient.call(control, method, path);
+
+        assertEquals(status, answer.status(), answer.body());
+        assertTrue(body.isEmpty() ? answer.body().isEmpty() : answer.body().contains(body), answer.body());
     }
 
     @Test
@@ -346,9 +368,9 @@ class DaemonTest {
         assertEquals(200, answer.status());
         assertTrue(answer.headers().get("content-type").startsWith("text/plain; version=0.0.4"));
         String text = answer.body();
-        assertEquals(5, value(text, "portcullis_connections_total{kind=\"forward\",verdict=\"allow\",code=\"none\"}"));
+        assertEquals(5, value(text, "portcullis_connections_total{code=\"none\",kind=\"forward\",verdict=\"allow\"}"));
         assertEquals(
-                2, value(text, "portcullis_connections_total{kind=\"proxy\",verdict=\"deny\",code=\"not-listed\"}"));
+                2, value(text, "portcullis_connections_total{code=\"not-listed\",kind=\"proxy\",verdict=\"deny\"}"));
         assertEquals(50, value(text, "portcullis_bytes_total{direction=\"up\"}"));
         assertEquals(50, value(text, "portcullis_bytes_total{direction=\"down\"}"));
         assertEquals(1, value(text, "portcullis_open_connections{spawn=\"studio\"}"));
@@ -409,7 +431,7 @@ class DaemonTest {
                 51, value(metrics, "portcullis_owner_check_seconds_count"), "the survivor and the 50 allowed before");
         assertEquals(
                 150,
-                value(metrics, "portcullis_connections_total{kind=\"forward\",verdict=\"deny\",code=\"deny-listed\"}"));
+                value(metrics, "portcullis_connections_total{code=\"deny-listed\",kind=\"forward\",verdict=\"deny\"}"));
     }
 
     @Test
@@ -426,7 +448,7 @@ class DaemonTest {
         assertEquals(1, daemon.relay().generation());
         assertTrue(ControlClient.call(control, "GET", "/metrics")
                 .body()
-                .contains("portcullis_config_reloads_total{result=\"error\"} 1"));
+                .contains("portcullis_config_reloads_total{result=\"error\"} 1.0"));
     }
 
     @Test

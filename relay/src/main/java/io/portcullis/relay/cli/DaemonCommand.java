@@ -1,8 +1,11 @@
 package io.portcullis.relay.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.daemon.Daemon;
+import io.portcullis.relay.ops.MetricsListener;
 import io.portcullis.relay.policy.HostConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -10,9 +13,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -23,16 +30,22 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Runs one relay for many spawns. The control socket (unix, mode 0600, only this uid) speaks HTTP/1.1 and JSON:",
-            "  POST /spawns, GET /spawns, GET /spawns/{id}, DELETE /spawns/{id}, GET /metrics, POST /reload",
-            "Prints {\"control\", \"generation\"} once it listens. SIGHUP reloads the host configuration like POST /reload; "
-                    + "SIGTERM or SIGINT closes every spawn (removing its directory) and the control socket, then exits 0.",
+            "  POST /spawns, GET /spawns, GET /spawns/{id}, DELETE /spawns/{id}, POST /reload,",
+            "  GET /metrics, GET /healthz, GET /readyz",
+            "Prints {\"control\", \"generation\", \"metrics\"} once it listens (metrics: with --metrics-listen). SIGHUP reloads the host configuration like POST /reload; "
+                    + "SIGTERM or SIGINT drains (new connections are refused, open ones get --drain seconds to end), then closes every spawn (removing its directory) and the control socket, and exits 0.",
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:stopped cleanly", "1:the daemon failed", "2:usage or configuration error"})
 final class DaemonCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(DaemonCommand.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    ServiceOptions service;
 
     @Option(
             names = "--host",
@@ -58,6 +71,7 @@ final class DaemonCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
+        service.check(problems);
         HostConfig host = ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
         ConfigFiles.checkParent(parent, problems);
         Path controlParent = control.toAbsolutePath().getParent();
@@ -67,31 +81,26 @@ final class DaemonCommand implements Callable<Integer> {
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }
-        Relay.Builder builder = ConfigFiles.relay(host, parent);
         Daemon daemon;
+        Optional<MetricsListener> metrics;
         try {
-            Relay relay = builder.start();
+            daemon = start(host);
             try {
-                daemon = Daemon.start(relay, control, () -> HostConfigJson.read(hostFile));
+                metrics = service.listen(daemon.routes());
             } catch (IOException | RuntimeException e) {
-                relay.close();
+                daemon.close();
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            err.println("portcullis daemon: cannot start: " + e.getMessage());
-            err.flush();
+            log.error("cannot start: {}", e.getMessage());
             return 1;
         }
-        CountDownLatch forever = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
-                            try {
-                                daemon.close();
-                            } catch (RuntimeException e) {
-                                err.println("portcullis daemon: while stopping: " + e);
-                                err.flush();
-                            }
+                            // The control socket and the metrics listener answer while it drains (readyz 503).
+                            service.drain(daemon.relay());
+                            stop(daemon, metrics);
                             // A signal is a clean stop: exit 0 once every directory and the control socket are gone.
                             Runtime.getRuntime().halt(0);
                         },
@@ -101,15 +110,36 @@ final class DaemonCommand implements Callable<Integer> {
             daemon.relay().reopenLog();
             daemon.reload();
         })) {
-            err.println("portcullis daemon: SIGHUP cannot be handled by this JVM; use POST /reload");
-            err.flush();
+            log.warn("SIGHUP cannot be handled by this JVM; use POST /reload");
         }
+        ObjectNode ready = JSON.createObjectNode();
+        ready.put("control", daemon.control().toString());
+        ready.put("generation", daemon.relay().generation());
+        metrics.ifPresent(listener -> ready.put("metrics", listener.text()));
         PrintWriter out = spec.commandLine().getOut();
-        out.println("{\"control\":\""
-                + daemon.control().toString().replace("\\", "\\\\").replace("\"", "\\\"") + "\",\"generation\":"
-                + daemon.relay().generation() + "}");
+        out.println(ready);
         out.flush();
-        forever.await();
+        new CountDownLatch(1).await();
         return 0;
+    }
+
+    private Daemon start(HostConfig host) throws IOException {
+        Relay relay = ConfigFiles.relay(host, parent).start();
+        try {
+            return Daemon.start(relay, control, () -> HostConfigJson.read(hostFile));
+        } catch (IOException | RuntimeException e) {
+            relay.close();
+            throw e;
+        }
+    }
+
+    private static void stop(Daemon daemon, Optional<MetricsListener> metrics) {
+        try {
+            daemon.close();
+        } catch (RuntimeException e) {
+            log.error("while stopping: {}", e.toString());
+        } finally {
+            metrics.ifPresent(MetricsListener::close);
+        }
     }
 }

@@ -6,6 +6,7 @@ import static io.netty.handler.codec.http.HttpResponseStatus.CREATED;
 import static io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR;
 import static io.netty.handler.codec.http.HttpResponseStatus.NOT_FOUND;
 import static io.netty.handler.codec.http.HttpResponseStatus.OK;
+import static io.netty.handler.codec.http.HttpResponseStatus.SERVICE_UNAVAILABLE;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.HttpMethod;
@@ -13,6 +14,7 @@ import io.portcullis.relay.Relay;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.ops.Reply;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.io.IOException;
@@ -57,16 +59,13 @@ final class Control {
                     ? show(id)
                     : method.equals(HttpMethod.DELETE) ? close(id) : Reply.notAllowed("GET, DELETE");
         }
-        if (path.equals("/metrics")) {
-            return method.equals(HttpMethod.GET)
-                    ? new Reply(OK, Reply.METRICS_TYPE, relay.metricsText(), "")
-                    : Reply.notAllowed("GET");
-        }
         if (path.equals("/reload")) {
             return method.equals(HttpMethod.POST) ? reload() : Reply.notAllowed("POST");
         }
         return Reply.errors(
-                NOT_FOUND, List.of("path: " + path + " (expected: /spawns, /spawns/{id}, /metrics or /reload)"));
+                NOT_FOUND,
+                List.of("path: " + path
+                        + " (expected: /spawns, /spawns/{id}, /reload, /metrics, /healthz or /readyz)"));
     }
 
     private Reply open(String body) {
@@ -76,17 +75,25 @@ final class Control {
         } catch (ConfigException e) {
             return Reply.errors(BAD_REQUEST, e.problems());
         }
+        if (!relay.accepting()) {
+            return Reply.errors(
+                    SERVICE_UNAVAILABLE, List.of("daemon: draining (expected: a daemon that takes new spawns)"));
+        }
         if (relay.spawn(policy.id()).isPresent()) {
             return Reply.errors(CONFLICT, List.of("id: " + policy.id() + " (expected: not the id of an open spawn)"));
         }
         try {
             SpawnHandle handle = relay.open(policy);
+            log.atInfo()
+                    .addKeyValue("spawn", handle.id())
+                    .addKeyValue("socket", handle.socket())
+                    .log("spawn opened");
             ObjectNode answer = SpawnJson.JSON.createObjectNode();
             answer.put("id", handle.id());
             answer.setAll(SpawnJson.ready(handle));
             return Reply.json(CREATED, answer);
         } catch (IllegalStateException e) {
-            return Reply.errors(CONFLICT, List.of(e.getMessage()));
+            return Reply.errors(relay.accepting() ? CONFLICT : SERVICE_UNAVAILABLE, List.of(e.getMessage()));
         } catch (IOException | RuntimeException e) {
             log.warn("spawn {}: cannot open: {}", policy.id(), e.toString());
             return Reply.errors(
@@ -106,6 +113,7 @@ final class Control {
         }
         try {
             handle.get().close();
+            log.atInfo().addKeyValue("spawn", id).log("spawn closed");
             return Reply.noContent();
         } catch (RuntimeException e) {
             log.warn("spawn {}: while closing: {}", id, e.toString());
@@ -120,7 +128,7 @@ final class Control {
             host = hosts.read();
         } catch (ConfigException e) {
             relay.metrics().reloaded(false);
-            log.warn("reload refused, generation {} stays: {}", relay.generation(), e.getMessage());
+            log.warn("reload refused, generation {} stays: {}", relay.generation(), String.join("; ", e.problems()));
             return reloadRefused(e.problems());
         }
         try {

@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.portcullis.relay.Relay;
+import io.portcullis.relay.ops.Routes;
 import io.portcullis.relay.tunnel.Transport;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * removes the control socket.
  *
  * <p>Routes: {@code POST /spawns}, {@code GET /spawns}, {@code GET /spawns/{id}},
- * {@code DELETE /spawns/{id}}, {@code GET /metrics}, {@code POST /reload}; see docs/daemon.md.
+ * {@code DELETE /spawns/{id}}, {@code POST /reload}, and the operator's {@link Routes}
+ * ({@code GET /metrics}, {@code /healthz}, {@code /readyz}); see docs/daemon.md.
  */
 public final class Daemon implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Daemon.class);
@@ -43,16 +45,24 @@ public final class Daemon implements AutoCloseable {
     private final Relay relay;
     private final Path control;
     private final Control api;
+    private final Routes routes;
     private final EventLoopGroup loop;
     private final ExecutorService thread;
     private final Channel server;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Daemon(
-            Relay relay, Path control, Control api, EventLoopGroup loop, ExecutorService thread, Channel server) {
+            Relay relay,
+            Path control,
+            Control api,
+            Routes routes,
+            EventLoopGroup loop,
+            ExecutorService thread,
+            Channel server) {
         this.relay = relay;
         this.control = control;
         this.api = api;
+        this.routes = routes;
         this.loop = loop;
         this.thread = thread;
         this.server = server;
@@ -75,6 +85,7 @@ public final class Daemon implements AutoCloseable {
         Objects.requireNonNull(relay, "relay");
         Objects.requireNonNull(control, "control");
         Control api = new Control(relay, Objects.requireNonNull(hosts, "hosts"));
+        Routes routes = new Routes(relay);
         ControlSocket.clear(control);
         int uid = ControlSocket.ownUid();
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, transport.io());
@@ -101,7 +112,7 @@ public final class Daemon implements AutoCloseable {
                                             new ReadTimeoutHandler(IDLE_SECONDS),
                                             new HttpServerCodec(),
                                             new HttpObjectAggregator(MAX_BODY_BYTES),
-                                            new ControlHandler(api, thread));
+                                            new ControlHandler(api, routes, thread));
                         }
                     })
                     .bind(transport.domainAddress(bound))
@@ -110,7 +121,7 @@ public final class Daemon implements AutoCloseable {
             Files.setPosixFilePermissions(bound, PosixFilePermissions.fromString("rw-------"));
             Files.move(bound, control, StandardCopyOption.ATOMIC_MOVE);
             Files.delete(staging);
-            return new Daemon(relay, control, api, loop, thread, server);
+            return new Daemon(relay, control, api, routes, loop, thread, server);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(bound);
             Files.deleteIfExists(staging);
@@ -125,6 +136,11 @@ public final class Daemon implements AutoCloseable {
         return control;
     }
 
+    /** The operator's routes, which the control socket serves, for a metrics listener to serve too. */
+    public Routes routes() {
+        return routes;
+    }
+
     /** The relay this daemon drives. */
     public Relay relay() {
         return relay;
@@ -132,13 +148,10 @@ public final class Daemon implements AutoCloseable {
 
     /**
      * Reads the host configuration again, on the control thread like {@code POST /reload} (SIGHUP
-     * calls this); the answer's body names the new generation or every problem.
+     * calls this); the log says which generation is in effect, or why the file was refused.
      */
     public Future<?> reload() {
-        return thread.submit(() -> {
-            Reply reply = api.reload();
-            log.info("reload: {} {}", reply.status().code(), reply.body().strip());
-        });
+        return thread.submit(api::reload);
     }
 
     /** Stops listening, closes every spawn (removing its directory) and the relay, removes the control socket. */

@@ -1,30 +1,45 @@
 package io.portcullis.relay.observe;
 
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
 import java.math.BigDecimal;
+import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A latency histogram with fixed buckets, cheap enough for the hot path: one bucket add and one
- * sum add per observation, no lock and no allocation.
+ * sum add per observation, no lock and no allocation. A scrape reads it as a snapshot.
  */
 public final class Histogram {
     /** Upper bounds in seconds: 100 µs to 10 s, wide enough for a cached answer and a slow DNS server. */
-    private static final String[] BOUNDS = {
-        "0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1.0",
-        "2.5", "5.0", "10.0"
+    private static final double[] BOUNDS = {
+        0.0001,
+        0.00025,
+        0.0005,
+        0.001,
+        0.0025,
+        0.005,
+        0.01,
+        0.025,
+        0.05,
+        0.1,
+        0.25,
+        0.5,
+        1.0,
+        2.5,
+        5.0,
+        10.0,
+        Double.POSITIVE_INFINITY
     };
 
-    private static final long[] BOUND_NANOS = new long[BOUNDS.length];
-
-    static {
-        for (int i = 0; i < BOUNDS.length; i++) {
-            BOUND_NANOS[i] = new BigDecimal(BOUNDS[i]).movePointRight(9).longValueExact();
-        }
-    }
+    private static final long[] BOUND_NANOS = Arrays.stream(BOUNDS, 0, BOUNDS.length - 1)
+            .mapToLong(bound -> BigDecimal.valueOf(bound).movePointRight(9).longValueExact())
+            .toArray();
 
     private final String name;
     private final String help;
-    private final LongAdder[] buckets = new LongAdder[BOUNDS.length + 1];
+    private final LongAdder[] buckets = new LongAdder[BOUNDS.length];
     private final LongAdder sumNanos = new LongAdder();
 
     Histogram(String name, String help) {
@@ -55,22 +70,18 @@ public final class Histogram {
         return count;
     }
 
-    void write(StringBuilder out) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(" histogram\n");
-        long cumulative = 0;
-        for (int i = 0; i < BOUNDS.length; i++) {
-            cumulative += buckets[i].sum();
-            out.append(name)
-                    .append("_bucket{le=\"")
-                    .append(BOUNDS[i])
-                    .append("\"} ")
-                    .append(cumulative)
-                    .append('\n');
+    HistogramSnapshot snapshot() {
+        long[] counts = new long[buckets.length];
+        for (int i = 0; i < buckets.length; i++) {
+            counts[i] = buckets[i].sum();
         }
-        cumulative += buckets[BOUNDS.length].sum();
-        out.append(name).append("_bucket{le=\"+Inf\"} ").append(cumulative).append('\n');
-        out.append(name).append("_sum ").append(sumNanos.sum() / 1e9).append('\n');
-        out.append(name).append("_count ").append(cumulative).append('\n');
+        return HistogramSnapshot.builder()
+                .name(name)
+                .help(help)
+                .dataPoint(HistogramDataPointSnapshot.builder()
+                        .classicHistogramBuckets(ClassicHistogramBuckets.of(BOUNDS, counts))
+                        .sum(sumNanos.sum() / 1e9)
+                        .build())
+                .build();
     }
 }

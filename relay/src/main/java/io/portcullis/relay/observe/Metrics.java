@@ -1,5 +1,17 @@
 package io.portcullis.relay.observe;
 
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -9,7 +21,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The relay's counters and latency histograms (SPEC R17), written in the Prometheus text format.
+ * The relay's counters and latency histograms (SPEC R17), read by the Prometheus client as
+ * snapshots and written in its text format.
  * Connections are counted from their decision records, so a metric and a decision line never
  * disagree; gauges (open connections, spawns, the configuration generation) are read from the
  * relay when the text is written.
@@ -106,95 +119,108 @@ public final class Metrics {
         (ok ? reloadsOk : reloadsFailed).increment();
     }
 
-    /** The whole exposition, in the Prometheus text format 0.0.4. */
+    /**
+     * The relay's metrics as snapshots of the Prometheus client, read from the counters and
+     * {@code gauges} each time a scrape collects them; register it with a registry to serve them
+     * beside others.
+     */
+    public MultiCollector collector(Gauges gauges) {
+        Objects.requireNonNull(gauges, "gauges");
+        return () -> snapshots(gauges);
+    }
+
+    /** The relay's metrics alone, in the Prometheus text format 0.0.4. */
     public String text(Gauges gauges) {
-        StringBuilder out = new StringBuilder(4096);
-        header(
-                out,
-                "portcullis_connections_total",
-                "counter",
-                "Connections ended, by kind, verdict and code (none when allowed).");
+        return text(snapshots(gauges));
+    }
+
+    /** {@code snapshots} in the Prometheus text format 0.0.4, written by the Prometheus client. */
+    public static String text(MetricSnapshots snapshots) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+        try {
+            PrometheusTextFormatWriter.create().write(out, snapshots);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private MetricSnapshots snapshots(Gauges gauges) {
+        Map<String, Integer> open = new TreeMap<>(gauges.openConnections());
+        CounterSnapshot.Builder ended = CounterSnapshot.builder()
+                .name("portcullis_connections")
+                .help("Connections ended, by kind, verdict and code (none when allowed).");
         new TreeMap<>(connections).forEach((key, count) -> {
             String[] parts = key.split("\0", -1);
-            out.append("portcullis_connections_total{kind=\"")
-                    .append(parts[0])
-                    .append("\",verdict=\"")
-                    .append(parts[1])
-                    .append("\",code=\"")
-                    .append(parts[2].isEmpty() ? "none" : parts[2])
-                    .append("\"} ")
-                    .append(count.sum())
-                    .append('\n');
+            ended.dataPoint(counted(
+                    count.sum(),
+                    "kind",
+                    parts[0],
+                    "verdict",
+                    parts[1],
+                    "code",
+                    parts[2].isEmpty() ? "none" : parts[2]));
         });
-        header(
-                out,
-                "portcullis_shadow_differences_total",
-                "counter",
-                "Connections whose shadow policy would have answered otherwise, by the shadow's verdict and code.");
+        GaugeSnapshot.Builder openBySpawn =
+                GaugeSnapshot.builder().name("portcullis_open_connections").help("Open connections, by spawn.");
+        open.forEach((spawn, count) -> openBySpawn.dataPoint(measured(count, "spawn", spawn)));
+        CounterSnapshot.Builder shadow = CounterSnapshot.builder()
+                .name("portcullis_shadow_differences")
+                .help(
+                        "Connections whose shadow policy would have answered otherwise, by the shadow's verdict and code.");
         new TreeMap<>(shadowDifferences).forEach((key, count) -> {
             String[] parts = key.split("\0", -1);
-            out.append("portcullis_shadow_differences_total{verdict=\"")
-                    .append(parts[0])
-                    .append("\",code=\"")
-                    .append(parts[1].isEmpty() ? "none" : parts[1])
-                    .append("\"} ")
-                    .append(count.sum())
-                    .append('\n');
+            shadow.dataPoint(counted(count.sum(), "verdict", parts[0], "code", parts[1].isEmpty() ? "none" : parts[1]));
         });
-        header(
-                out,
-                "portcullis_bytes_total",
-                "counter",
-                "Bytes copied by ended connections, up (client to target) and down.");
-        out.append("portcullis_bytes_total{direction=\"up\"} ")
-                .append(bytesUp.sum())
-                .append('\n');
-        out.append("portcullis_bytes_total{direction=\"down\"} ")
-                .append(bytesDown.sum())
-                .append('\n');
-        Map<String, Integer> open = new TreeMap<>(gauges.openConnections());
-        header(out, "portcullis_open_connections", "gauge", "Open connections, by spawn.");
-        open.forEach((spawn, count) -> out.append("portcullis_open_connections{spawn=\"")
-                .append(escape(spawn))
-                .append("\"} ")
-                .append(count)
-                .append('\n'));
-        header(out, "portcullis_spawns_open", "gauge", "Spawns open.");
-        out.append("portcullis_spawns_open ").append(open.size()).append('\n');
-        header(
-                out,
-                "portcullis_config_generation",
-                "gauge",
-                "The host configuration generation that new connections use.");
-        out.append("portcullis_config_generation ").append(gauges.generation()).append('\n');
-        header(out, "portcullis_config_reloads_total", "counter", "Reloads of the host configuration, by result.");
-        out.append("portcullis_config_reloads_total{result=\"ok\"} ")
-                .append(reloadsOk.sum())
-                .append('\n');
-        out.append("portcullis_config_reloads_total{result=\"error\"} ")
-                .append(reloadsFailed.sum())
-                .append('\n');
-        header(
-                out,
-                "portcullis_decision_lines_dropped_total",
-                "counter",
-                "Decision log lines that could not be written (a full disk, a failing file).");
-        out.append("portcullis_decision_lines_dropped_total ")
-                .append(sinks.stream().mapToLong(DecisionSink::dropped).sum())
-                .append('\n');
-        decision.write(out);
-        dns.write(out);
-        owner.write(out);
-        connect.write(out);
-        return out.toString();
+        return MetricSnapshots.of(
+                ended.build(),
+                shadow.build(),
+                CounterSnapshot.builder()
+                        .name("portcullis_bytes")
+                        .help("Bytes copied by ended connections, up (client to target) and down.")
+                        .dataPoint(counted(bytesUp.sum(), "direction", "up"))
+                        .dataPoint(counted(bytesDown.sum(), "direction", "down"))
+                        .build(),
+                openBySpawn.build(),
+                GaugeSnapshot.builder()
+                        .name("portcullis_spawns_open")
+                        .help("Spawns open.")
+                        .dataPoint(measured(open.size()))
+                        .build(),
+                GaugeSnapshot.builder()
+                        .name("portcullis_config_generation")
+                        .help("The host configuration generation that new connections use.")
+                        .dataPoint(measured(gauges.generation()))
+                        .build(),
+                CounterSnapshot.builder()
+                        .name("portcullis_config_reloads")
+                        .help("Reloads of the host configuration, by result.")
+                        .dataPoint(counted(reloadsOk.sum(), "result", "ok"))
+                        .dataPoint(counted(reloadsFailed.sum(), "result", "error"))
+                        .build(),
+                CounterSnapshot.builder()
+                        .name("portcullis_decision_lines_dropped")
+                        .help("Decision log lines that could not be written (a full disk, a failing file).")
+                        .dataPoint(counted(
+                                sinks.stream().mapToLong(DecisionSink::dropped).sum()))
+                        .build(),
+                decision.snapshot(),
+                dns.snapshot(),
+                owner.snapshot(),
+                connect.snapshot());
     }
 
-    private static void header(StringBuilder out, String name, String type, String help) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    private static CounterDataPointSnapshot counted(long value, String... labels) {
+        return CounterDataPointSnapshot.builder()
+                .labels(Labels.of(labels))
+                .value(value)
+                .build();
     }
 
-    private static String escape(String value) {
-        return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+    private static GaugeDataPointSnapshot measured(long value, String... labels) {
+        return GaugeDataPointSnapshot.builder()
+                .labels(Labels.of(labels))
+                .value(value)
+                .build();
     }
 }

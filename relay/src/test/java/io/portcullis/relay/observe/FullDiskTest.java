@@ -110,7 +110,7 @@ class FullDiskTest {
         assertEquals(70, last, "the lines after the disk had room again are there");
         assertEquals(70 - lines.size(), sink.dropped(), "every line is either in the file or counted");
         assertTrue(
-                metrics.text(gauges()).contains("portcullis_decision_lines_dropped_total " + sink.dropped() + "\n"),
+                metrics.text(gauges()).contains("portcullis_decision_lines_dropped_total " + sink.dropped() + ".0\n"),
                 metrics.text(gauges()));
     }
 

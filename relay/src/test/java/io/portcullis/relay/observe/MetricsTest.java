@@ -29,9 +29,9 @@ class MetricsTest {
 
     @ParameterizedTest(name = "{0} ns -> le {1}")
     @CsvSource({
-        "0, 0.0001",
-        "100000, 0.0001",
-        "100001, 0.00025",
+        "0, 1.0E-4",
+        "100000, 1.0E-4",
+        "100001, 2.5E-4",
         "1000000, 0.001",
         "10000000000, 10.0",
         "10000000001, +Inf"
@@ -61,16 +61,16 @@ class MetricsTest {
         String text = metrics.text(GAUGES);
 
         assertTrue(
-                text.contains("portcullis_connections_total{kind=\"proxy\",verdict=\"allow\",code=\"none\"} 2\n"),
+                text.contains("portcullis_connections_total{code=\"none\",kind=\"proxy\",verdict=\"allow\"} 2.0\n"),
                 text);
         assertTrue(
                 text.contains(
-                        "portcullis_connections_total{kind=\"forward\",verdict=\"deny\",code=\"owner-none\"} 1\n"),
+                        "portcullis_connections_total{code=\"owner-none\",kind=\"forward\",verdict=\"deny\"} 1.0\n"),
                 text);
-        assertTrue(text.contains("portcullis_bytes_total{direction=\"up\"} 15\n"), text);
-        assertTrue(text.contains("portcullis_bytes_total{direction=\"down\"} 200\n"), text);
-        assertTrue(text.contains("portcullis_open_connections{spawn=\"studio\"} 2\n"), text);
-        assertTrue(text.contains("portcullis_spawns_open 2\n"), text);
-        assertTrue(text.contains("portcullis_config_generation 3\n"), text);
+        assertTrue(text.contains("portcullis_bytes_total{direction=\"up\"} 15.0\n"), text);
+        assertTrue(text.contains("portcullis_bytes_total{direction=\"down\"} 200.0\n"), text);
+        assertTrue(text.contains("portcullis_open_connections{spawn=\"studio\"} 2.0\n"), text);
+        assertTrue(text.contains("portcullis_spawns_open 2.0\n"), text);
+        assertTrue(text.contains("portcullis_config_generation 3.0\n"), text);
     }
 }

@@ -91,7 +91,7 @@ class DaemonCommandTest {
                 .out()
                 .lines()
                 .filter(line -> line.startsWith("portcullis_config_generation "))
-                .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(' ') + 1)))
+                .mapToLong(line -> (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1)))
                 .findFirst()
                 .orElse(-1);
     }
@@ -180,17 +180,17 @@ class DaemonCommandTest {
         try {
             firstLine(relay);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while (!(Files.exists(metrics) && Files.readString(metrics).contains("portcullis_spawns_open 1"))
+            while (!(Files.exists(metrics) && Files.readString(metrics).contains("portcullis_spawns_open 1.0"))
                     && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
-            assertTrue(Files.readString(metrics).contains("portcullis_open_connections{spawn=\"metered\"} 0"));
+            assertTrue(Files.readString(metrics).contains("portcullis_open_connections{spawn=\"metered\"} 0.0"));
 
             relay.getOutputStream().close();
 
             assertTrue(relay.waitFor(20, TimeUnit.SECONDS));
             assertEquals(0, relay.exitValue());
-            assertTrue(Files.readString(metrics).contains("portcullis_spawns_open 0"), Files.readString(metrics));
+            assertTrue(Files.readString(metrics).contains("portcullis_spawns_open 0.0"), Files.readString(metrics));
         } finally {
             relay.destroyForcibly();
         }

@@ -305,7 +305,8 @@ class DataPathEndToEndTest {
             assertNull(listed.shadow(), listed.toString());
             assertTrue(
                     spawn.metricsText()
-                            .contains("portcullis_shadow_differences_total{verdict=\"deny\",code=\"not-listed\"} 1\n"),
+                            .contains(
+                                    "portcullis_shadow_differences_total{code=\"not-listed\",verdict=\"deny\"} 1.0\n"),
                     spawn.metricsText());
         }
     }

@@ -71,10 +71,10 @@ class DoorTokenLogTest {
                             "--host",
                             host.toString(),
                             "--dir",
-                            Files.createDirectory(dir.resolve("spawns")).toString()))
+                            Files.createDirectory(dir.resolve("spawns")).toString(),
+                            "--log-level",
+                            "debug"))
                     .redirectError(dir.resolve("stderr.txt").toFile());
-            command.environment()
-                    .merge("PORTCULLIS_JAVA_OPTS", " -Dorg.slf4j.simpleLogger.defaultLogLevel=debug", String::concat);
             Process relay = command.start();
             try {
                 JsonNode ready = JSON.readTree(

@@ -1,0 +1,2 @@
+/** Operational log lines as JSON, one object per line on standard error: a small SLF4J 2 provider. */
+package io.portcullis.log;
