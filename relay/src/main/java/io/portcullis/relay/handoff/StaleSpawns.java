@@ -68,8 +68,13 @@ public final class StaleSpawns {
                 if (listening == null) {
                     listening = unixListeners();
                 }
-                if (removeIfStale(secure, parent.resolve(name), listening)) {
-                    removed++;
+                try {
+                    if (removeIfStale(secure, parent.resolve(name), listening)) {
+                        removed++;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // One entry that went away or cannot be read stops nothing but its own removal.
+                    log.debug("stale spawn directory {}: {}", name, e.toString());
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -107,10 +112,11 @@ public final class StaleSpawns {
         }
         UserPrincipal owner = Files.getOwner(directory, NOFOLLOW_LINKS);
         try (SecureDirectoryStream<Path> own = parentStream.newDirectoryStream(name, NOFOLLOW_LINKS)) {
-            // The directory opened is the one checked: in a sticky parent no other uid can swap it.
+            // The directory opened must be the relay's own, whatever happened to the path since.
             if (!own.getFileAttributeView(PosixFileAttributeView.class)
-                    .getOwner()
-                    .equals(owner)) {
+                            .getOwner()
+                            .equals(owner)
+                    || (Integer) Files.getAttribute(directory, "unix:uid", NOFOLLOW_LINKS) != ownUid()) {
                 return false;
             }
             for (Path inside : own) {

@@ -8,9 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -30,12 +33,12 @@ public final class Launch implements AutoCloseable {
 
     private final SpawnHandle spawn;
     private final Path ready;
-    private final Optional<Path> resolv;
+    private final List<Path> written;
     private final Process process;
 
-    private Launch(SpawnHandle spawn, Path ready, Optional<Path> resolv, Process process) {
+    private Launch(SpawnHandle spawn, Path ready, List<Path> written, Process process) {
         this.spawn = spawn;
-        this.resolv = resolv;
+        this.written = List.copyOf(written);
         this.ready = ready;
         this.process = process;
     }
@@ -58,46 +61,97 @@ public final class Launch implements AutoCloseable {
         Objects.requireNonNull(io, "io");
         SpawnHandle spawn = relay.open(policy);
         Path ready = null;
-        Optional<Path> resolv = Optional.empty();
+        List<Path> written = new ArrayList<>();
         try {
             ready = Files.createTempFile(
                     "portcullis-ready-",
                     ".json",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Optional<Path> hostResolv = hostResolvConf();
-            if (hostResolv.isPresent()) {
-                resolv = Optional.of(Files.writeString(
-                        Files.createTempFile(
-                                "portcullis-resolv-",
-                                ".conf",
-                                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--"))),
-                        RESOLV_CONF));
-            }
-            Optional<Sandbox.Resolver> resolver =
-                    resolv.map(file -> new Sandbox.Resolver(file, hostResolv.orElseThrow()));
+            Optional<Sandbox.Resolver> resolver = resolver(written);
             List<String> argv = sandbox.wrap(entry.argv(spawn, Sandbox.READY_FD, command), ready, resolver);
             Process process = io.apply(new ProcessBuilder(argv)).start();
-            return new Launch(spawn, ready, resolv, process);
+            return new Launch(spawn, ready, written, process);
         } catch (IOException | RuntimeException e) {
             spawn.close();
             if (ready != null) {
                 Files.deleteIfExists(ready);
             }
-            if (resolv.isPresent()) {
-                Files.deleteIfExists(resolv.get());
+            for (Path file : written) {
+                Files.deleteIfExists(file);
             }
             throw e;
         }
     }
 
+    /** Host daemons' socket directories that resolve names for a client without resolv.conf. */
+    static final List<Path> RESOLVING_DAEMONS = List.of(
+            Path.of("/run/systemd/resolve"),
+            Path.of("/run/nscd"),
+            Path.of("/var/run/nscd"),
+            Path.of("/run/avahi-daemon"),
+            Path.of("/var/run/avahi-daemon"));
+
     /**
-     * The host's {@code /etc/resolv.conf} as a file to mount over (where its link points when it
-     * is one); empty when there is none, and then the namespace has no resolver configuration at
-     * all (nothing may be created in the host's {@code /etc}).
+     * The sandbox's resolver configuration: a resolv.conf naming the spawn's DNS socket, a name
+     * service switch whose hosts line is {@code files dns} (the rest as the host's), and the
+     * resolving daemons' directories hidden, each only where the host has it (nothing may be
+     * created on the host). Empty without a host resolv.conf to mount over; the files made are
+     * added to {@code written}.
      */
-    private static Optional<Path> hostResolvConf() {
+    private static Optional<Sandbox.Resolver> resolver(List<Path> written) throws IOException {
+        Optional<Path> hostResolv = realFile(Path.of("/etc/resolv.conf"));
+        if (hostResolv.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Sandbox.Resolver.Bind> files = new ArrayList<>();
+        files.add(new Sandbox.Resolver.Bind(temporary("portcullis-resolv-", RESOLV_CONF, written), hostResolv.get()));
+        Optional<Path> hostSwitch = realFile(Path.of("/etc/nsswitch.conf"));
+        if (hostSwitch.isPresent()) {
+            String own = nsswitch(Files.readString(hostSwitch.get()));
+            files.add(new Sandbox.Resolver.Bind(temporary("portcullis-nsswitch-", own, written), hostSwitch.get()));
+        }
+        Set<Path> hidden = new LinkedHashSet<>();
+        for (Path daemon : RESOLVING_DAEMONS) {
+            try {
+                Path real = daemon.toRealPath();
+                if (Files.isDirectory(real)) {
+                    hidden.add(real);
+                }
+            } catch (IOException e) {
+                // not on this host
+            }
+        }
+        return Optional.of(new Sandbox.Resolver(files, List.copyOf(hidden)));
+    }
+
+    /** The host's name service switch with its hosts line replaced by {@code hosts: files dns}. Pure. */
+    static String nsswitch(String host) {
+        StringBuilder out = new StringBuilder("# portcullis: names resolve from /etc/hosts and the spawn's DNS only\n");
+        boolean hosts = false;
+        for (String line : host.lines().toList()) {
+            if (line.strip().startsWith("hosts:")) {
+                hosts = true;
+                out.append("hosts: files dns\n");
+            } else {
+                out.append(line).append('\n');
+            }
+        }
+        if (!hosts) {
+            out.append("hosts: files dns\n");
+        }
+        return out.toString();
+    }
+
+    private static Path temporary(String prefix, String content, List<Path> written) throws IOException {
+        Path file = Files.createTempFile(
+                prefix, ".conf", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+        written.add(file);
+        return Files.writeString(file, content);
+    }
+
+    private static Optional<Path> realFile(Path path) {
         try {
-            Path real = Path.of("/etc/resolv.conf").toRealPath();
+            Path real = path.toRealPath();
             return Files.isRegularFile(real) ? Optional.of(real) : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();
@@ -173,8 +227,8 @@ public final class Launch implements AutoCloseable {
             } finally {
                 try {
                     Files.deleteIfExists(ready);
-                    if (resolv.isPresent()) {
-                        Files.deleteIfExists(resolv.get());
+                    for (Path file : written) {
+                        Files.deleteIfExists(file);
                     }
                 } catch (IOException e) {
                     // A stale readiness or resolver file in the temporary directory holds no secret.

@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -34,8 +33,12 @@ public enum Sandbox {
                     "--dev-bind",
                     "/",
                     "/"));
-            resolver.ifPresent(r -> prefix.addAll(
-                    List.of("--ro-bind", r.file().toString(), r.over().toString())));
+            resolver.ifPresent(r -> {
+                r.files()
+                        .forEach(bind -> prefix.addAll(List.of(
+                                "--ro-bind", bind.file().toString(), bind.over().toString())));
+                r.hidden().forEach(directory -> prefix.addAll(List.of("--tmpfs", directory.toString())));
+            });
             prefix.addAll(List.of("--", "/bin/sh", "-c", "ready=$1; shift; exec \"$@\" 3>>\"$ready\"", "sh"));
             return prefix;
         }
@@ -52,10 +55,20 @@ public enum Sandbox {
                     new ArrayList<>(List.of("unshare", "--fork", "--kill-child", "--user", "--map-root-user", "--net"));
             String mount = "";
             if (resolver.isPresent()) {
-                // A mount namespace of its own (private propagation): the bind is seen inside only.
+                // A mount namespace of its own (private propagation): the mounts are seen inside only.
                 prefix.add("--mount");
-                mount = "mount --bind -o ro '" + resolver.get().file() + "' '"
-                        + resolver.get().over() + "' || exit 125; ";
+                StringBuilder mounts = new StringBuilder();
+                for (Resolver.Bind bind : resolver.get().files()) {
+                    mounts.append("mount --bind -o ro '")
+                            .append(bind.file())
+                            .append("' '")
+                            .append(bind.over())
+                            .append("' || exit 125; ");
+                }
+                for (Path directory : resolver.get().hidden()) {
+                    mounts.append("mount -t tmpfs tmpfs '").append(directory).append("' || exit 125; ");
+                }
+                mount = mounts.toString();
             }
             prefix.addAll(List.of(
                     "--",
@@ -68,16 +81,31 @@ public enum Sandbox {
     };
 
     /**
-     * The namespace's resolver configuration (SPEC R24): {@code file} is mounted over {@code over},
-     * the host's {@code /etc/resolv.conf} (where its link points, when it is one), inside the
-     * sandbox only.
+     * How names resolve inside the sandbox (SPEC R24), seen inside only: each of {@code files} is
+     * mounted read-only over a host file (the resolver configuration over {@code /etc/resolv.conf},
+     * a {@code hosts: files dns} switch over {@code /etc/nsswitch.conf}, where their links point),
+     * and an empty tmpfs hides each of {@code hidden}, the sockets of host daemons that resolve
+     * names without reading either (systemd-resolved, nscd, avahi), which a namespace does not
+     * separate.
      */
-    public record Resolver(Path file, Path over) {
+    public record Resolver(List<Bind> files, List<Path> hidden) {
         public Resolver {
-            Objects.requireNonNull(file, "file");
-            Objects.requireNonNull(over, "over");
-            if (file.toString().contains("'") || over.toString().contains("'")) {
-                throw new IllegalArgumentException("file: " + file + ", over: " + over + " (expected: no quote)");
+            files = List.copyOf(files);
+            hidden = List.copyOf(hidden);
+            hidden.forEach(Resolver::unquoted);
+        }
+
+        /** {@code file} mounted read-only over {@code over}. */
+        public record Bind(Path file, Path over) {
+            public Bind {
+                unquoted(file);
+                unquoted(over);
+            }
+        }
+
+        private static void unquoted(Path path) {
+            if (path.toString().contains("'")) {
+                throw new IllegalArgumentException("path: " + path + " (expected: no quote)");
             }
         }
     }

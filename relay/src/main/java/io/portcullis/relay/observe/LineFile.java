@@ -3,6 +3,8 @@ package io.portcullis.relay.observe;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
@@ -35,11 +37,31 @@ final class LineFile implements LineOutput {
         return new LineFile(path, channel(path));
     }
 
+    /**
+     * Opens (or creates, 0640) the file at {@code path} without following a link there: after a
+     * rotation, whoever may write the log's directory could otherwise point the next line at any
+     * file the relay may write. A link, or anything but a regular file, is an error.
+     */
     private static FileChannel channel(Path path) throws IOException {
-        return FileChannel.open(
-                path,
-                Set.of(StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE),
-                CREATE_MODE);
+        FileChannel channel;
+        try {
+            channel = FileChannel.open(
+                    path,
+                    Set.of(
+                            StandardOpenOption.CREATE,
+                            StandardOpenOption.APPEND,
+                            StandardOpenOption.WRITE,
+                            LinkOption.NOFOLLOW_LINKS),
+                    CREATE_MODE);
+        } catch (IOException e) {
+            throw new IOException(
+                    path + ": cannot open it as the decision log (a link is never followed): " + e.getMessage(), e);
+        }
+        if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            channel.close();
+            throw new IOException(path + ": not a regular file (expected: the decision log)");
+        }
+        return channel;
     }
 
     Path path() {

@@ -125,6 +125,18 @@ class JsonLineSinkTest {
         }
     }
 
+    /** A link at the log's name is never followed, at start or on reopen: it could point anywhere. */
+    @Test
+    void aLinkAtTheLogsNameIsRefused(@TempDir Path dir) throws Exception {
+        Path victim = Files.writeString(dir.resolve("victim"), "keep\n");
+        Path log = Files.createSymbolicLink(dir.resolve("decisions.log"), victim);
+
+        IOException refused = assertThrows(IOException.class, () -> JsonLineSink.toFile(log));
+
+        assertTrue(refused.getMessage().contains("decisions.log"), refused.getMessage());
+        assertEquals("keep\n", Files.readString(victim));
+    }
+
     @Test
     void theFileIsCreatedWithoutReadAccessForOthers(@TempDir Path dir) throws Exception {
         // Regression: the log was created 0644 although its lines carry argv and cwd.
