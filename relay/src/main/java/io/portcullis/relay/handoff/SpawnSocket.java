@@ -16,6 +16,7 @@ import io.portcullis.relay.tunnel.Transport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -104,10 +105,7 @@ public final class SpawnSocket implements AutoCloseable {
      */
     public static SpawnSocket open(Path parent, Context context, Function<Receiver.Accepted, Optional<String>> adopt)
             throws IOException {
-        Path directory = Files.createTempDirectory(
-                parent,
-                "spawn-" + safe(context.spawn()) + "-" + StaleSpawns.self() + "-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path directory = freshDirectory(parent, safe(context.spawn()));
         SecureDirectoryStream<Path> parentStream = null;
         SecureDirectoryStream<Path> ownStream = null;
         try {
@@ -122,6 +120,21 @@ public final class SpawnSocket implements AutoCloseable {
             Files.deleteIfExists(directory.resolve(NAME));
             Files.deleteIfExists(directory);
             throw e;
+        }
+    }
+
+    /** A new directory (0700) of a name no one had: made by mkdir, which fails on any existing name. */
+    private static Path freshDirectory(Path parent, String safeId) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return Files.createDirectory(
+                        parent.resolve(StaleSpawns.freshName(safeId)),
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == 9) {
+                    throw e;
+                }
+            }
         }
     }
 

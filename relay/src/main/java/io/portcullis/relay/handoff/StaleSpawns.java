@@ -11,6 +11,7 @@ import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.UserPrincipal;
+import java.security.SecureRandom;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
@@ -22,9 +23,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Removes the spawn directories that a relay which is gone left behind (killed with SIGKILL, or
  * its host lost power): SPEC R3's "every exit path" for the one path a process cannot act on.
- * A spawn directory's name carries the relay that made it: {@code spawn-<id>-<pid>.<start>-<n>},
+ * A spawn directory's name carries the relay that made it: {@code spawn-<id>-<pid>.<start>-<random>},
  * where {@code start} is the process's start time in clock ticks since boot (field 22 of
- * {@code /proc/<pid>/stat}), so a reused pid is not taken for the relay.
+ * {@code /proc/<pid>/stat}), so a reused pid is not taken for the relay; the numbers are written
+ * in base 36 and the random part is 8 characters, to keep the socket's path short.
  *
  * <p>A directory is removed only when all of these hold: its name has that form; no live process
  * has that pid and start time; it is a directory, not a link, owned by this relay's uid; nothing
@@ -34,18 +36,33 @@ import org.slf4j.LoggerFactory;
  */
 public final class StaleSpawns {
     private static final Logger log = LoggerFactory.getLogger(StaleSpawns.class);
-    private static final Pattern NAME = Pattern.compile("spawn-.*-(\\d{1,10})\\.(\\d{1,20})-\\d+");
+    /** {@code spawn-<id>-<pid>.<start>-<random>}, the numbers in base 36 to keep the socket's path short. */
+    private static final Pattern NAME = Pattern.compile("spawn-.*-([0-9a-z]{1,8})\\.([0-9a-z]{1,13})-[0-9a-z]{8}");
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private StaleSpawns() {}
 
-    /** This process as a spawn directory's name gives its relay: {@code <pid>.<start>}. */
+    /** This process as {@link #maker} reads it back from a name: {@code <pid>.<start>}, in decimal. */
     static String self() {
-        return Marker.SELF;
+        return Marker.PID + "." + Marker.START;
     }
 
     private static final class Marker {
-        static final String SELF = ProcessHandle.current().pid() + "."
-                + startTime(ProcessHandle.current().pid()).orElse(0L);
+        static final long PID = ProcessHandle.current().pid();
+        static final long START = startTime(PID).orElse(0L);
+    }
+
+    /** A fresh name for a spawn directory of this relay: {@code spawn-<id>-<pid>.<start>-<8 random>}. */
+    static String freshName(String safeId) {
+        return name(safeId, Marker.PID, Marker.START, RANDOM.nextLong());
+    }
+
+    /** The name of a spawn directory made by process {@code pid} started at {@code start}. Pure. */
+    static String name(String safeId, long pid, long start, long random) {
+        String tail = Long.toString(random & 0xff_ffff_ffffL, 36);
+        return "spawn-" + safeId + "-" + Long.toString(pid, 36) + "." + Long.toString(start, 36) + "-"
+                + "0".repeat(8 - tail.length()) + tail;
     }
 
     /**
@@ -86,10 +103,15 @@ public final class StaleSpawns {
         return removed;
     }
 
-    /** The {@code <pid>.<start>} of the relay that made the directory {@code name}; empty when it is not one. Pure. */
+    /**
+     * The {@code <pid>.<start>} (decimal) of the relay that made the directory {@code name}; empty
+     * when it is not one. Pure.
+     */
     static Optional<String> maker(String name) {
         Matcher matcher = NAME.matcher(name);
-        return matcher.matches() ? Optional.of(matcher.group(1) + "." + matcher.group(2)) : Optional.empty();
+        return matcher.matches()
+                ? Optional.of(Long.parseLong(matcher.group(1), 36) + "." + Long.parseLong(matcher.group(2), 36))
+                : Optional.empty();
     }
 
     private static boolean alive(String maker) {

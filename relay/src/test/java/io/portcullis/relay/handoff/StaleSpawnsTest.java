@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The sweep of spawn directories left by relays that are gone, on real directories and processes. */
 class StaleSpawnsTest {
     /** This JVM's pid with a start time it does not have: a relay that was, whose pid was reused. */
-    private static final String GONE = ProcessHandle.current().pid() + ".1";
+    private static final long PID = ProcessHandle.current().pid();
 
     @TempDir
     Path parent;
@@ -28,21 +28,28 @@ class StaleSpawnsTest {
     @CsvSource(
             nullValues = "none",
             value = {
-                "spawn-bot-123.456-789, 123.456",
-                "spawn-a-b.c-42.7-1, 42.7",
-                "spawn--1.2-3, 1.2",
-                "spawn-bot-123-789, none",
-                "spawn-bot-123.456-, none",
-                "spawn-bot-x.456-1, none",
-                "junit-123.456-789, none",
+                "spawn-bot-3f.co-0123abcd, 123.456",
+                "spawn-a-b.c-16.7-00000001, 42.7",
+                "spawn--1.2-zzzzzzzz, 1.2",
+                "spawn-bot-3f-0123abcd, none",
+                "spawn-bot-3f.co-, none",
+                "spawn-bot-3f.co-789, none",
+                "spawn-bot-X.co-0123abcd, none",
+                "junit-3f.co-0123abcd, none",
             })
     void theMakerIsReadFromTheName(String name, String maker) {
         assertEquals(Optional.ofNullable(maker), StaleSpawns.maker(name));
     }
 
+    @Test
+    void aFreshNameIsReadBackAsThisRelays() {
+        assertEquals(Optional.of(StaleSpawns.self()), StaleSpawns.maker(StaleSpawns.freshName("bot")));
+        assertTrue(StaleSpawns.freshName("x").length() <= "spawn-x-".length() + 8 + 1 + 13 + 1 + 8);
+    }
+
     /** A directory as a relay leaves it: the socket file in it, nothing listening. */
-    private Path leftBy(String maker) throws Exception {
-        Path directory = Files.createDirectory(parent.resolve("spawn-bot-" + maker + "-17"));
+    private Path leftBy(long pid, long start) throws Exception {
+        Path directory = Files.createDirectory(parent.resolve(StaleSpawns.name("bot", pid, start, 17)));
         Path socket = directory.resolve(SpawnSocket.NAME);
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(socket));
@@ -53,7 +60,7 @@ class StaleSpawnsTest {
 
     @Test
     void aDirectoryWhoseRelayIsGoneIsRemoved() throws Exception {
-        Path directory = leftBy(GONE);
+        Path directory = leftBy(PID, 1);
 
         assertEquals(1, StaleSpawns.sweep(parent));
 
@@ -64,9 +71,8 @@ class StaleSpawnsTest {
     void aLiveRelaysDirectoryStays() throws Exception {
         Process other = new ProcessBuilder("sleep", "30").start();
         try {
-            Path mine = leftBy(StaleSpawns.self());
-            Path theirs = leftBy(
-                    other.pid() + "." + StaleSpawns.startTime(other.pid()).orElseThrow());
+            Path mine = leftBy(PID, StaleSpawns.startTime(PID).orElseThrow());
+            Path theirs = leftBy(other.pid(), StaleSpawns.startTime(other.pid()).orElseThrow());
 
             assertEquals(0, StaleSpawns.sweep(parent));
 
@@ -79,7 +85,7 @@ class StaleSpawnsTest {
 
     @Test
     void aSocketThatIsListenedOnStays() throws Exception {
-        Path directory = Files.createDirectory(parent.resolve("spawn-bot-" + GONE + "-17"));
+        Path directory = Files.createDirectory(parent.resolve(StaleSpawns.name("bot", PID, 1, 17)));
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(directory.resolve(SpawnSocket.NAME)));
 
@@ -91,7 +97,7 @@ class StaleSpawnsTest {
 
     @Test
     void anotherUidsDirectoryStays() throws Exception {
-        Path directory = leftBy(GONE);
+        Path directory = leftBy(PID, 1);
         Files.setAttribute(directory, "unix:uid", 65534);
 
         assertEquals(0, StaleSpawns.sweep(parent));
@@ -101,7 +107,7 @@ class StaleSpawnsTest {
 
     @Test
     void aDirectoryHoldingMoreThanTheSocketStays() throws Exception {
-        Path directory = leftBy(GONE);
+        Path directory = leftBy(PID, 1);
         Files.writeString(directory.resolve("notes.txt"), "not the relay's");
 
         assertEquals(0, StaleSpawns.sweep(parent));
@@ -113,8 +119,8 @@ class StaleSpawnsTest {
     /** A link with a stale name is not followed: what it points at (a live spawn's socket) stays. */
     @Test
     void aLinkIsNeverFollowed() throws Exception {
-        Path victim = leftBy(StaleSpawns.self());
-        Path link = Files.createSymbolicLink(parent.resolve("spawn-bot-" + GONE + "-99"), victim);
+        Path victim = leftBy(PID, StaleSpawns.startTime(PID).orElseThrow());
+        Path link = Files.createSymbolicLink(parent.resolve(StaleSpawns.name("bot", PID, 1, 99)), victim);
 
         assertEquals(0, StaleSpawns.sweep(parent));
 

@@ -133,9 +133,14 @@ class DrainEndToEndTest {
         assertTrue(line != null, "no ready line: " + Files.readString(dir.resolve("relay-stderr.txt")));
         ready = JSON.readTree(line);
         String proxyPort = ready.get("proxyPort").asText();
+        // The entry binds what the ready line names: the proxy port, each named entry, the DNS socket.
+        List<String> sockets = new ArrayList<>(List.of("--ready-fd", "2", "--proxy-port", proxyPort, "--dns"));
+        ready.get("named")
+                .forEach(named ->
+                        sockets.addAll(List.of("--named", named.get("address").asText())));
         Process client = started(new ProcessBuilder(Portcullis.entryInSpawnNamespace(
                         Path.of(ready.get("socket").asText()),
-                        List.of("--ready-fd", "2", "--proxy-port", proxyPort),
+                        sockets,
                         List.of("python3", "-u", "-c", CLIENT, proxyPort)))
                 .redirectError(dir.resolve("entry-stderr.txt").toFile()));
         toClient = new PrintWriter(client.getOutputStream(), true, StandardCharsets.UTF_8);
