@@ -12,7 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
         name = "portcullis",
         mixinStandardHelpOptions = true,
-        version = "portcullis 0.1.0",
+        version = Main.VERSION,
         description = "The network gate of a sandbox wall: a spawn in a loopback-only network namespace reaches "
                 + "exactly what its policy allows, checked against the kernel, DNS and Docker at each connection.",
         commandListHeading = "%nCommands:%n",
@@ -24,9 +24,12 @@ import picocli.CommandLine.Model.CommandSpec;
             OwnerCommand.class,
             RelayCommand.class,
             DaemonCommand.class,
+            EntryCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {
+    static final String VERSION = "portcullis 0.1.0";
+
     private final InputStream in;
 
     @CommandLine.Spec
@@ -46,6 +49,8 @@ public final class Main implements Runnable {
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
+        giveVersion(cli);
+        cli.setParameterExceptionHandler(Main::usageError);
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             commandLine.getErr().println("portcullis " + commandLine.getCommandName() + ": " + e);
             commandLine.getErr().flush();
@@ -57,6 +62,26 @@ public final class Main implements Runnable {
             stderr.println("portcullis: " + e);
             return 2;
         }
+    }
+
+    /** Every subcommand answers --version with the top level's line. */
+    private static void giveVersion(CommandLine cli) {
+        for (CommandLine sub : cli.getSubcommands().values()) {
+            sub.getCommandSpec().version(VERSION);
+            giveVersion(sub);
+        }
+    }
+
+    /** A usage error is the problem and a pointer to the help, not the whole help. */
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine where = e.getCommandLine();
+        String command = where.getCommandSpec().qualifiedName(" ");
+        PrintWriter err = where.getErr();
+        err.println(command + ": " + e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("see '" + command + " --help'");
+        err.flush();
+        return 2;
     }
 
     /** Standard input, for subcommands that read targets from it. */

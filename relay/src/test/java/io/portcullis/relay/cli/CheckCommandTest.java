@@ -8,10 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.portcullis.relay.world.DnsAnswer;
 import io.portcullis.relay.world.Zone;
 import io.portcullis.relay.world.ZoneDnsServer;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -60,15 +57,9 @@ class CheckCommandTest {
         }
     }
 
-    Run run(String stdin, String... args) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(
-                args,
-                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    Run run(String stdin, String... args) {
+        CliRun run = CliRun.of(stdin, args);
+        return new Run(run.status(), run.out(), run.err());
     }
 
     /** A loopback port nothing listens on, so the owner check answers owner-none. */
