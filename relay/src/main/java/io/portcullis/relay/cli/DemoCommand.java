@@ -44,6 +44,7 @@ final class DemoCommand implements Callable<Integer> {
     @Option(
             names = "--sandbox",
             paramLabel = "KIND",
+            converter = SandboxChoiceConverter.class,
             defaultValue = "auto",
             description =
                     "auto (bubblewrap when installed, else unshare), bwrap or unshare. Default: ${DEFAULT-VALUE}.")

@@ -148,6 +148,12 @@ public enum Sandbox {
         BWRAP,
         UNSHARE;
 
+        /** The word the user types, as the docs and messages spell it: {@code auto}, {@code bwrap}, {@code unshare}. */
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
         /** The sandbox for this choice; throws naming the missing program. */
         public Sandbox resolve(Executables installed) {
             Sandbox sandbox = switch (this) {
@@ -156,7 +162,7 @@ public enum Sandbox {
                 case UNSHARE -> Sandbox.UNSHARE;
             };
             if (!installed.installed(sandbox.program)) {
-                throw new IllegalStateException("--sandbox " + name().toLowerCase(Locale.ROOT) + ": " + sandbox.program
+                throw new IllegalStateException("--sandbox " + this + ": " + sandbox.program
                         + " is not installed (expected: bwrap (bubblewrap) or unshare (util-linux) on PATH)");
             }
             return sandbox;

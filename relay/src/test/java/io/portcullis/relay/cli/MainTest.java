@@ -43,6 +43,8 @@ class MainTest {
             delimiter = '|',
             value = {
                 "relay --spawn s.json --no-such-option | portcullis relay: Unknown option: '--no-such-option'",
+                "run --sandbox firejail -- true | "
+                        + "portcullis run: Invalid value for option '--sandbox': 'firejail' (expected: auto, bwrap, unshare)",
                 "bogus | portcullis: Unmatched argument at index 0: 'bogus'"
             })
     void aUsageErrorIsTheProblemAndAPointerNotTheWholeHelp(String args, String first) {
@@ -53,5 +55,14 @@ class MainTest {
         String command = first.substring(0, first.indexOf(':'));
         assertTrue(run.err().strip().endsWith("see '" + command + " --help'"), run.err());
         assertEquals("", run.out());
+    }
+
+    @ParameterizedTest(name = "--sandbox {0}")
+    @ValueSource(strings = {"BWRAP", "Unshare", "auto"})
+    void theSandboxIsAcceptedInAnyCase(String kind) {
+        CliRun run = run("run", "--sandbox", kind, "--dir", "/no/such/dir", "--", "true");
+        assertEquals(2, run.status());
+        assertFalse(run.err().contains("Invalid value"), run.err());
+        assertTrue(run.err().contains("--dir: /no/such/dir"), run.err());
     }
 }
