@@ -1,13 +1,22 @@
 package io.portcullis.relay.config;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.Serial;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -30,15 +39,78 @@ final class JsonText {
     private JsonText() {}
 
     static JsonNode parse(String source, String json) throws ConfigException {
-        try {
-            JsonNode node = MAPPER.readTree(json);
-            if (node == null || node.isMissingNode()) {
+        if (json.startsWith("\uFEFF")) {
+            throw new ConfigException(
+                    source, List.of("(json): starts with a UTF-8 byte order mark (expected: plain UTF-8 JSON)"));
+        }
+        try (JsonParser parser = MAPPER.createParser(json)) {
+            if (parser.nextToken() == null) {
                 throw new ConfigException(source, List.of("(top level): empty (expected: a JSON object)"));
+            }
+            JsonNode node = tree(parser);
+            if (parser.nextToken() != null) {
+                throw new ConfigException(
+                        source,
+                        List.of("(json): more after the first value at " + where(parser.currentTokenLocation())
+                                + " (expected: one well-formed JSON object)"));
             }
             return node;
         } catch (JsonProcessingException e) {
             throw new ConfigException(
                     source, List.of("(json): " + message(e) + " (expected: one well-formed JSON object)"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading JSON from a string", e);
+        }
+    }
+
+    /** The value at the parser's current token; a number with a fraction or exponent keeps its text. */
+    private static JsonNode tree(JsonParser parser) throws IOException {
+        JsonNodeFactory nodes = MAPPER.getNodeFactory();
+        return switch (parser.currentToken()) {
+            case START_OBJECT -> {
+                ObjectNode object = nodes.objectNode();
+                while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = parser.currentName();
+                    parser.nextToken();
+                    object.set(name, tree(parser));
+                }
+                yield object;
+            }
+            case START_ARRAY -> {
+                ArrayNode array = nodes.arrayNode();
+                while (parser.nextToken() != JsonToken.END_ARRAY) {
+                    array.add(tree(parser));
+                }
+                yield array;
+            }
+            case VALUE_STRING -> nodes.textNode(parser.getText());
+            case VALUE_NUMBER_INT -> nodes.numberNode(parser.getBigIntegerValue());
+            case VALUE_NUMBER_FLOAT -> new WrittenDouble(parser.getDoubleValue(), parser.getText());
+            case VALUE_TRUE -> nodes.booleanNode(true);
+            case VALUE_FALSE -> nodes.booleanNode(false);
+            case VALUE_NULL -> nodes.nullNode();
+            default -> throw new IllegalStateException("JSON token " + parser.currentToken() + " in a value");
+        };
+    }
+
+    /**
+     * A double shown as the file wrote it, so a problem names {@code 1e3}, not {@code 1000.0}. Only
+     * the number itself: inside an object or array that a problem shows whole, Jackson writes it.
+     */
+    private static final class WrittenDouble extends DoubleNode {
+        @Serial
+        private static final long serialVersionUID = 1L;
+
+        private final String written;
+
+        WrittenDouble(double value, String written) {
+            super(value);
+            this.written = written;
+        }
+
+        @Override
+        public String toString() {
+            return written;
         }
     }
 
@@ -48,9 +120,11 @@ final class JsonText {
             text = text.substring(0, 200) + "...";
         }
         var location = e.getLocation();
-        return location == null
-                ? text
-                : text + " at line " + location.getLineNr() + ", column " + location.getColumnNr();
+        return location == null ? text : text + " at " + where(location);
+    }
+
+    private static String where(JsonLocation location) {
+        return "line " + location.getLineNr() + ", column " + location.getColumnNr();
     }
 
     /** The file as UTF-8 text; unreadable, too large or not UTF-8 is a configuration error. */

@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Target;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -109,6 +112,9 @@ class SpawnPolicyJsonTest {
             {"id": "a", "proxyPort": 0}                         | proxyPort: 0 (expected: an integer 1-65535)
             {"id": "a", "proxyPort": "80"}                      | proxyPort: "80" (expected: an integer 1-65535)
             {"id": "a", "proxyPort": 80.5}                      | proxyPort: 80.5 (expected: an integer 1-65535)
+            {"id": "a", "proxyPort": 1e3}                       | proxyPort: 1e3 (expected: an integer 1-65535)
+            {"id": "a", "proxyPort": -2.50E+1}                  | proxyPort: -2.50E+1 (expected: an integer 1-65535)
+            {"id": "a", "hosts": [1.0e0]}                       | hosts[0]: 1.0e0 (expected: an object)
             {"id": "a", "peerUid": -1}                          | peerUid: -1 (expected: an integer 0-4294967294)
             {"id": "a", "door": null}                           | door: null (expected: an object)
             {"id": "a", "door": {"routes": [], "tokenFile": "/t"}} | door.port: missing (expected: an integer 1-65535)
@@ -122,12 +128,21 @@ class SpawnPolicyJsonTest {
             {"id": "a", "door": {"port": 1, "routes": [{"method": "GET", "path": "/a"}, {"method": "GET", "path": "/a"}], "tokenFile": "/t"}} | door.routes[1]: {"method":"GET","path":"/a"} (expected: each route once)
             {"id": "a", "hosts": [{"target": "127.0.0.1:3001", "scheme": "tcp"}], "door": {"port": 3001, "routes": [], "tokenFile": "/t"}} | door.port: 3001 (expected: a port no forward uses; 127.0.0.1:3001 does)
             {"id": "a", "id": "b"}                              | (json): Duplicate field 'id' at line 1, column 17 (expected: one well-formed JSON object)
-            {"id": "a"} {}                                      | (json): Trailing token (of type START_OBJECT) found after value (bound as `com.fasterxml.jackson.databind.JsonNode`): not allowed as per `DeserializationFeature.FAIL_ON_TRAILING_TOKENS` at line 1, column 13 (expected: one well-formed JSON object)
+            {"id": "a"} {}                                      | (json): more after the first value at line 1, column 13 (expected: one well-formed JSON object)
+            \uFEFF{"id": "a"}                                   | (json): starts with a UTF-8 byte order mark (expected: plain UTF-8 JSON)
             {"id": "a",}                                        | (json): Unexpected character ('}' (code 125)): was expecting double-quote to start field name at line 1, column 12 (expected: one well-formed JSON object)
             """)
     void oneProblem(String json, String problem) {
         ConfigException e = assertThrows(ConfigException.class, () -> SpawnPolicyJson.parse("t", json));
         assertEquals(List.of(problem), e.problems());
+    }
+
+    @Test
+    void aFileStartingWithAByteOrderMarkIsRefusedInOneLine(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("spawn.json");
+        Files.write(file, new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '{', '}'});
+        ConfigException e = assertThrows(ConfigException.class, () -> SpawnPolicyJson.read(file));
+        assertEquals(List.of("(json): starts with a UTF-8 byte order mark (expected: plain UTF-8 JSON)"), e.problems());
     }
 
     @Test
