@@ -48,6 +48,15 @@ final class ConfigFiles {
         }
     }
 
+    /** A file the command will create or replace: its folder must exist now, not when it is first written. */
+    static void checkNewFile(String option, Path file, List<String> problems) {
+        if (file != null
+                && (Files.isDirectory(file)
+                        || !Files.isDirectory(file.toAbsolutePath().getParent()))) {
+            problems.add(option + ": " + file + " (expected: a file in an existing directory)");
+        }
+    }
+
     /** Prints every problem on {@code err}; true when there was one. */
     static boolean report(List<String> problems, PrintWriter err) {
         problems.forEach(err::println);

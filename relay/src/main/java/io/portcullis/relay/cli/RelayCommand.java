@@ -87,6 +87,7 @@ final class RelayCommand implements Callable<Integer> {
         SpawnPolicy spawn = files.spawn(problems);
         HostConfig host = files.host(problems);
         ConfigFiles.checkParent(parent, problems);
+        ConfigFiles.checkNewFile("--metrics-file", metricsFile, problems);
         if (metricsEvery < 1) {
             problems.add("--metrics-every: " + metricsEvery + " (expected: >= 1)");
         }

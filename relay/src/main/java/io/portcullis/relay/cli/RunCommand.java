@@ -105,11 +105,7 @@ final class RunCommand implements Callable<Integer> {
         if (parent != null && !Files.isDirectory(parent)) {
             problems.add("--dir: " + parent + " (expected: an existing directory)");
         }
-        if (logFile != null
-                && (Files.isDirectory(logFile)
-                        || !Files.isDirectory(logFile.toAbsolutePath().getParent()))) {
-            problems.add("--log: " + logFile + " (expected: a file in an existing directory)");
-        }
+        ConfigFiles.checkNewFile("--log", logFile, problems);
         if (!problems.isEmpty()) {
             problems.forEach(p -> err.println("portcullis run: " + p));
             err.flush();

@@ -85,4 +85,18 @@ class ServiceOptionsTest {
         assertEquals("", out.toString(StandardCharsets.UTF_8));
         assertFalse(Files.exists(dir.resolve("c.sock")));
     }
+
+    @ParameterizedTest(name = "--metrics-file {0}")
+    @ValueSource(strings = {"no-such-folder/relay.prom", "."})
+    void aMetricsFileOutsideAnExistingFolderIsRefusedAtStart(String name) throws Exception {
+        Path spawn = Files.writeString(dir.resolve("spawn.json"), "{\"id\": \"s\"}");
+        Path metrics = dir.resolve(name);
+        CliRun run = CliRun.of("", "relay", "--spawn", spawn.toString(), "--metrics-file", metrics.toString());
+
+        assertEquals(2, run.status(), run.err());
+        assertEquals(
+                "--metrics-file: " + metrics + " (expected: a file in an existing directory)",
+                run.err().strip());
+        assertEquals("", run.out());
+    }
 }
