@@ -58,11 +58,18 @@ import picocli.CommandLine.Spec;
                     + "like the relay reads a request head: nothing is trimmed, so write names as clients send "
                     + "them (xn--). From standard input, one target a line; only the line end (LF or CRLF) is "
                     + "removed; empty lines and lines starting with # are skipped.",
+            "",
+            "Names resolve through the DNS servers of the host file's dns.servers; when it names none (or there is "
+                    + "no --host), through this machine's resolver (/etc/resolv.conf), which is said once on "
+                    + "standard error.",
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:every target is allowed", "1:some target is denied", "2:usage or configuration error"})
 final class CheckCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    static final String SYSTEM_RESOLVER = "portcullis check: names resolve through this machine's resolver "
+            + "(/etc/resolv.conf); give dns.servers in --host to use others";
 
     @Spec
     CommandSpec spec;
@@ -90,6 +97,10 @@ final class CheckCommand implements Callable<Integer> {
         host = files.host(problems);
         if (ConfigFiles.report(problems, err)) {
             return 2;
+        }
+        if (host.dns().servers().isEmpty()) {
+            err.println(SYSTEM_RESOLVER);
+            err.flush();
         }
         List<String> input = targets.isEmpty() ? lines(main.stdin().readAllBytes()) : asRelayReads(targets);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());

@@ -282,6 +282,19 @@ class CheckCommandTest {
     }
 
     @Test
+    void withoutDnsServersTheSystemResolverIsNamedOnceOnStandardError() throws IOException {
+        Path noServers = Files.writeString(dir.resolve("no-servers.json"), "{}");
+        String targets = "93.184.216.34:443\n127.0.0.1:" + QUIET_PORT + "\n";
+        Run run = run(targets, "check", "--spawn", spawn("internet"), "--host", noServers.toString());
+        assertEquals(List.of(CheckCommand.SYSTEM_RESOLVER), run.err().lines().toList());
+        assertTrue(CheckCommand.SYSTEM_RESOLVER.contains("/etc/resolv.conf"));
+        assertEquals(2, run.lines().size(), run.out());
+
+        Run withServers = run("", "check", "--spawn", spawn("internet"), "--host", host(), "93.184.216.34:443");
+        assertEquals("", withServers.err());
+    }
+
+    @Test
     void everyConfigurationProblemOnStandardErrorAndExitTwo() throws IOException {
         Path bad = dir.resolve("bad.json");
         Files.writeString(
