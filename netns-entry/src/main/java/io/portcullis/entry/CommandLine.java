@@ -31,21 +31,27 @@ final class CommandLine {
               --ready-fd N     write the readiness line to file descriptor N instead of stdout
               -- CMD ARGS      become CMD (execve) with only fds 0-2 and the proxy variables
               --help           this text
+              --version        the version line, as every portcullis command prints it
 
             Exit: the command's own status (the command is this process); without a command, 0 once
             ready. 2 on a usage error, 125 when a socket cannot be bound or the relay refuses the
             hand-over, 126/127 when CMD cannot run.
             """;
 
+    /** The line {@code --version} prints: the same as {@code portcullis --version} (relay's cli.Main). */
+    static final String VERSION = "portcullis 0.1.0";
+
     /** Longest socket path the kernel takes in sockaddr_un, without the terminating NUL. */
     static final int MAX_SOCKET_PATH_BYTES = 107;
 
     /** What the arguments ask for. */
-    sealed interface Parsed permits Run, Help, Usage {}
+    sealed interface Parsed permits Run, Help, Version, Usage {}
 
     record Run(EntryOptions options) implements Parsed {}
 
     record Help() implements Parsed {}
+
+    record Version() implements Parsed {}
 
     record Usage(List<String> problems) implements Parsed {
         Usage {
@@ -82,6 +88,9 @@ final class CommandLine {
             }
             if (arg.equals("--help") || arg.equals("-h")) {
                 return new Help();
+            }
+            if (arg.equals("--version") || arg.equals("-V")) {
+                return new Version();
             }
             if (arg.equals("--dns")) {
                 if (dns) {

@@ -36,6 +36,10 @@ public final class Main {
                 System.out.print(CommandLine.USAGE);
                 yield 0;
             }
+            case CommandLine.Version version -> {
+                System.out.println(CommandLine.VERSION);
+                yield 0;
+            }
             case CommandLine.Usage usage -> {
                 usage.problems().forEach(problem -> System.err.println(PREFIX + problem));
                 System.err.println(PREFIX + "see --help");

@@ -60,10 +60,19 @@ class CommandLineTest {
             --relay s --forward 1 --help    | help
             -h                              | help
             --relay s -- a --help           | run
+            --version                       | version
+            -V                              | version
+            --relay s --version             | version
+            --relay s -- a --version        | run
             """)
-    void answersHelpUnlessItBelongsToTheCommand(String line, String expected) {
-        Object parsed = CommandLine.parse(line.split(" "));
-        assertEquals(expected, parsed instanceof CommandLine.Help ? "help" : "run");
+    void answersHelpAndVersionUnlessTheyBelongToTheCommand(String line, String expected) {
+        String parsed = switch (CommandLine.parse(line.split(" "))) {
+            case CommandLine.Help help -> "help";
+            case CommandLine.Version version -> "version";
+            case CommandLine.Run run -> "run";
+            case CommandLine.Usage usage -> "usage " + usage.problems();
+        };
+        assertEquals(expected, parsed);
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
