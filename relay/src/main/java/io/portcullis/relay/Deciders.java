@@ -17,6 +17,7 @@ import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.resolve.NettyResolver;
+import io.portcullis.relay.resolve.Resolution;
 import io.portcullis.relay.resolve.Resolver;
 import java.io.IOException;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -34,19 +36,35 @@ final class Deciders {
 
     private Deciders() {}
 
+    /** The resolver of a generation whose every lookup is the relay's own: it resolves nothing. */
+    static final Resolver NO_NAMES = name -> CompletableFuture.completedFuture(
+            Resolution.failed(Resolution.Outcome.FAILED, "this relay resolves no names (its judge is the embedder's)"));
+
     /**
-     * The decider for {@code host} over {@code ownerCheck} (timed by the caller, who passes the
-     * same check to the doors). Its resolver runs on an NIO event loop of its own (its datagram
+     * A generation's DNS: the resolver, the same resolver timed (for the lookups of decisions),
+     * and the event loop it runs on.
+     */
+    record Dns(Resolver plain, Resolver timed, ScheduledExecutorService loop) {}
+
+    /**
+     * The relay's resolver for {@code host}. It runs on an NIO event loop of its own (its datagram
      * channel is NIO whatever the relay's transport); what it opens is added to {@code owned}, to
      * be closed with the relay.
      */
-    static Judge real(HostConfig host, OwnerCheck ownerCheck, List<AutoCloseable> owned, Metrics metrics)
-            throws IOException {
+    static Dns dns(HostConfig host, List<AutoCloseable> owned, Metrics metrics) {
         EventLoopGroup dnsLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         owned.add(() -> dnsLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
         NettyResolver resolver = new NettyResolver(dnsLoop.next(), host.dns());
         owned.add(resolver);
-        OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), resolver);
+        return new Dns(resolver, timedResolver(resolver, metrics.dns()), dnsLoop.next());
+    }
+
+    /**
+     * The decider for {@code host} over {@code dns} and {@code ownerCheck} (timed by the caller,
+     * who passes the same check to the doors); what it opens is added to {@code owned}.
+     */
+    static Judge real(HostConfig host, Dns dns, OwnerCheck ownerCheck, List<AutoCloseable> owned) throws IOException {
+        OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), dns.plain());
         owned.add(own);
         long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
         try {
@@ -57,8 +75,8 @@ final class Deciders {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while reading this host's own addresses", e);
         }
-        own.refreshEvery(dnsLoop.next(), OWN_ADDRESS_REFRESH);
-        Decider decider = new Decider(new Rules(host), timedResolver(resolver, metrics.dns()), own, ownerCheck);
+        own.refreshEvery(dns.loop(), OWN_ADDRESS_REFRESH);
+        Decider decider = new Decider(new Rules(host), dns.timed(), own, ownerCheck);
         return new Judge() {
             @Override
             public CompletableFuture<Verdict> decide(SpawnPolicy spawn, Request request) {

@@ -13,14 +13,17 @@ import io.portcullis.relay.proxy.ProxyKind;
 import io.portcullis.relay.tunnel.Dialer;
 import io.portcullis.relay.tunnel.Transport;
 import io.portcullis.relay.tunnel.Tunnels;
+import io.portcullis.relay.tunnel.UpstreamProxy;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Builds a configuration generation from a host configuration: the owner check (unless given;
  * rebuilt because the installed add-ons and exceptions are part of the host configuration), the
- * judge over it (unless the embedder gave one), and the kinds with the generation's limits. The
+ * judge over it (unless the embedder gave one), the upstream proxy (SPEC R25) when the host names
+ * one, and the kinds with the generation's limits. The
  * door kind asks the same owner check who holds the gateway's port, so a relay given a judge
  * still builds the system's owner check for its doors.
  */
@@ -45,14 +48,30 @@ final class GenerationFactory {
         List<AutoCloseable> owned = new ArrayList<>();
         try {
             OwnerCheck owner = Deciders.timedCheck(ownerCheck(host, owned), metrics.owner());
-            Judge judge = givenJudge != null ? givenJudge : Deciders.real(host, owner, owned, metrics);
+            boolean upstreamNamed = host.upstream()
+                    .filter(upstream -> upstream.proxy().isName())
+                    .isPresent();
+            Optional<Deciders.Dns> dns = givenJudge == null || upstreamNamed
+                    ? Optional.of(Deciders.dns(host, owned, metrics))
+                    : Optional.empty();
+            Judge judge = givenJudge != null ? givenJudge : Deciders.real(host, dns.orElseThrow(), owner, owned);
             HostConfig.Limits limits = host.limits();
+            Dialer dialer = new Dialer(
+                    transport, Math.toIntExact(limits.connectTimeout().toMillis()));
+            Optional<UpstreamProxy> upstream = host.upstream()
+                    .map(config -> new UpstreamProxy(
+                            config,
+                            dns.map(Deciders.Dns::plain).orElse(Deciders.NO_NAMES),
+                            host.denyList(),
+                            dialer,
+                            limits.headerBytes(),
+                            limits.connectTimeout().toMillis()));
             Tunnels tunnels = new Tunnels(
-                    new Dialer(
-                            transport, Math.toIntExact(limits.connectTimeout().toMillis())),
+                    dialer,
                     limits.idleTimeout().toMillis(),
                     limits.headerTimeout().toMillis(),
-                    metrics);
+                    metrics,
+                    upstream);
             long headerTimeout = limits.headerTimeout().toMillis();
             long total = limits.httpTotal().toMillis();
             return new Generation(

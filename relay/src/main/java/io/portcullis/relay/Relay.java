@@ -23,6 +23,7 @@ import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.observe.JsonLineSink;
 import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Rate;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.tunnel.Transport;
 import io.prometheus.metrics.model.registry.MultiCollector;
@@ -164,7 +165,8 @@ public final class Relay implements AutoCloseable {
 
     private SpawnHandle bind(SpawnPolicy policy, SpawnPorts ports, Optional<DoorToken> token) throws IOException {
         ChannelGroup connections = new DefaultChannelGroup("spawn-" + policy.id(), loops.next());
-        SpawnInitializer.Spawn spawn = new SpawnInitializer.Spawn(policy, connections, new Budgets(), token);
+        SpawnInitializer.Spawn spawn =
+                new SpawnInitializer.Spawn(policy, connections, new Budgets(), new Rate(), token);
         AtomicReference<SpawnHandle> handle = new AtomicReference<>();
         SpawnSocket.Context context = new SpawnSocket.Context(
                 policy.id(),

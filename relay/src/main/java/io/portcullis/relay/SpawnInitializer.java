@@ -10,6 +10,8 @@ import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Rate;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
@@ -24,9 +26,9 @@ import java.util.function.IntSupplier;
 /**
  * Sets up each connection accepted on one of a spawn's handed-over sockets: its kind and port are
  * those of the socket (SPEC R4), so nothing on the wire names them; a named entry's socket names
- * its entry by its synthetic address (SPEC R24). The decision record, the
- * connection budgets (a connection over budget is answered and closed at once, SPEC R16), then the
- * kind's handler.
+ * its entry by its synthetic address (SPEC R24). The decision record, the spawn's new-connection
+ * rate and the connection budgets (a connection over either is answered and closed at once, SPEC
+ * R16), then the kind's handler.
  */
 final class SpawnInitializer extends ChannelInitializer<Channel> {
 
@@ -42,8 +44,11 @@ final class SpawnInitializer extends ChannelInitializer<Channel> {
             AtomicLong ids,
             IntSupplier spawnsOpen) {}
 
-    /** What one spawn's sockets share: its policy, its connections, its budget and its door token. */
-    record Spawn(SpawnPolicy policy, ChannelGroup connections, Budgets budget, Optional<DoorToken> token) {}
+    /**
+     * What one spawn's sockets share: its policy, its connections, its budget, its new-connection
+     * rate and its door token.
+     */
+    record Spawn(SpawnPolicy policy, ChannelGroup connections, Budgets budget, Rate rate, Optional<DoorToken> token) {}
 
     private final Shared shared;
     private final Spawn spawn;
@@ -76,12 +81,15 @@ final class SpawnInitializer extends ChannelInitializer<Channel> {
         record.kind(kind.label());
         Generation generation = shared.current().get();
         record.generation(generation.number());
-        DenyCode full = Budgets.acquire(
-                channel,
-                spawn.budget(),
-                shared.budget(),
-                generation.limits(),
-                shared.spawnsOpen().getAsInt());
+        HostConfig.Limits limits = generation.limits();
+        DenyCode full = spawn.rate().tryTake(System.nanoTime(), limits.spawnRate(), limits.spawnBurst())
+                ? Budgets.acquire(
+                        channel,
+                        spawn.budget(),
+                        shared.budget(),
+                        limits,
+                        shared.spawnsOpen().getAsInt())
+                : DenyCode.LIMIT_RATE;
         if (full != null) {
             record.deny(full);
             channel.config().setAutoRead(false);

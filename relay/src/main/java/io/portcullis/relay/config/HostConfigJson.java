@@ -43,7 +43,8 @@ public final class HostConfigJson {
                 "dns",
                 "owner",
                 "limits",
-                "log");
+                "log",
+                "upstream");
         if (top == null) {
             throw new ConfigException(source, problems);
         }
@@ -54,11 +55,22 @@ public final class HostConfigJson {
         OwnerConfig owner = owner(top);
         HostConfig.Limits limits = limits(top);
         HostConfig.Log log = log(top);
+        Optional<HostConfig.Upstream> upstream = upstream(top);
+        if (deny != null
+                && upstream != null
+                && upstream.isPresent()
+                && !upstream.get().proxy().isName()) {
+            Cidr block = new DenyList(deny).match(upstream.get().proxy().literal());
+            if (block != null) {
+                problems.add("upstream.proxy: " + upstream.get().proxy()
+                        + " (expected: an address outside the deny list; it is in " + block + ")");
+            }
+        }
         if (!problems.isEmpty()) {
             throw new ConfigException(source, problems);
         }
         try {
-            return new HostConfig(new DenyList(deny), ownNames, ownAddresses, dns, owner, limits, log);
+            return new HostConfig(new DenyList(deny), ownNames, ownAddresses, dns, owner, limits, log, upstream);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source, List.of(e.getMessage()));
         }
@@ -124,7 +136,9 @@ public final class HostConfigJson {
                 "doorBodyBytes",
                 "httpRequestBytes",
                 "httpResponseBytes",
-                "httpTotalMillis");
+                "httpTotalMillis",
+                "spawnRate",
+                "spawnBurst");
         if (limits == null) {
             return d;
         }
@@ -138,6 +152,8 @@ public final class HostConfigJson {
         Long request = limits.integer("httpRequestBytes", 1, 1L << 40, d.httpRequestBytes());
         Long response = limits.integer("httpResponseBytes", 1, 1L << 40, d.httpResponseBytes());
         Duration total = millis(limits, "httpTotalMillis", d.httpTotal());
+        Long rate = limits.integer("spawnRate", 1, 1_000_000, (long) d.spawnRate());
+        Long burst = limits.integer("spawnBurst", 1, 10_000_000, (long) d.spawnBurst());
         if (headerBytes == null
                 || headerTimeout == null
                 || connectTimeout == null
@@ -147,7 +163,9 @@ public final class HostConfigJson {
                 || body == null
                 || request == null
                 || response == null
-                || total == null) {
+                || total == null
+                || rate == null
+                || burst == null) {
             return null;
         }
         if (body == 0) {
@@ -164,7 +182,9 @@ public final class HostConfigJson {
                 body.intValue(),
                 request,
                 response,
-                total);
+                total,
+                rate.intValue(),
+                burst.intValue());
     }
 
     private static HostConfig.Log log(JsonObject top) {
@@ -177,6 +197,77 @@ public final class HostConfigJson {
         }
         Path file = log.parsed("file", true, SpawnPolicyJson::absolutePath);
         return file == null ? null : new HostConfig.Log(Optional.of(file));
+    }
+
+    /** The upstream proxy (R25); empty when absent, null when wrong. */
+    private static Optional<HostConfig.Upstream> upstream(JsonObject top) {
+        JsonObject upstream = top.object("upstream", "proxy", "credentialsFile", "bypass", "sendNames");
+        if (upstream == null) {
+            return top.has("upstream") ? null : Optional.empty();
+        }
+        Target proxy = upstream.parsed("proxy", true, HostConfigJson::proxy);
+        Path credentials = upstream.parsed("credentialsFile", false, SpawnPolicyJson::absolutePath);
+        Optional<String> authorization = Optional.empty();
+        if (credentials != null) {
+            try {
+                authorization = Optional.of(UpstreamCredentials.read(credentials));
+            } catch (IllegalArgumentException e) {
+                upstream.problem(upstream.at("credentialsFile"), upstream.get("credentialsFile"), e.getMessage());
+                return null;
+            }
+        }
+        List<Object> bypass = upstream.strings("bypass", List.of(), HostConfigJson::bypass);
+        Boolean sendNames = upstream.flag("sendNames", false);
+        if (proxy == null
+                || (upstream.has("credentialsFile") && credentials == null)
+                || bypass == null
+                || sendNames == null) {
+            return null;
+        }
+        List<Cidr> blocks = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Object one : bypass) {
+            if (one instanceof Cidr block) {
+                blocks.add(block);
+            } else {
+                names.add((String) one);
+            }
+        }
+        return Optional.of(new HostConfig.Upstream(proxy, authorization, blocks, names, sendNames));
+    }
+
+    private static Target proxy(String text) {
+        String expected = " (expected: http://host:port, e.g. http://proxy.corp.example:3128)";
+        if (!text.regionMatches(true, 0, "http://", 0, 7)) {
+            throw new IllegalArgumentException(new TextNode(text) + expected);
+        }
+        String authority = text.substring(7);
+        if (authority.endsWith("/")) {
+            authority = authority.substring(0, authority.length() - 1);
+        }
+        if (authority.indexOf('@') >= 0) {
+            throw new IllegalArgumentException(
+                    new TextNode(text) + " (expected: no credentials in the address; they go in credentialsFile)");
+        }
+        try {
+            return Target.parse(authority);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(new TextNode(text) + expected, e);
+        }
+    }
+
+    /** A bypass entry: a {@link Cidr} for an address or block, else an exact name. */
+    private static Object bypass(String text) {
+        if (text.indexOf('/') >= 0 || text.indexOf(':') >= 0 || text.matches("[0-9.]+")) {
+            try {
+                return Cidr.parse(text.indexOf('/') >= 0 ? text : text + (text.indexOf(':') >= 0 ? "/128" : "/32"));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        new TextNode(text) + " (expected: an address, a block such as 10.0.0.0/8, or an exact name)",
+                        e);
+            }
+        }
+        return name(text);
     }
 
     private static Duration millis(JsonObject object, String field, Duration fallback) {

@@ -105,6 +105,19 @@ final class JsonObject {
         return value.longValue();
     }
 
+    /** A boolean, or {@code fallback} when absent; null when wrong. */
+    Boolean flag(String field, boolean fallback) {
+        JsonNode value = node.get(field);
+        if (value == null) {
+            return fallback;
+        }
+        if (!value.isBoolean()) {
+            problem(at(field), value, "true or false");
+            return null;
+        }
+        return value.booleanValue();
+    }
+
     /** The object at {@code field} whose keys are data, not field names; null when absent or wrong. */
     JsonObject map(String field) {
         JsonNode value = node.get(field);

@@ -127,6 +127,16 @@ final class JsonText {
         return "line " + location.getLineNr() + ", column " + location.getColumnNr();
     }
 
+    /** {@code bytes} as UTF-8, strictly: a malformed sequence is an error, never a replacement character. */
+    static String utf8(byte[] bytes) throws CharacterCodingException {
+        return StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(ByteBuffer.wrap(bytes))
+                .toString();
+    }
+
     /** The file as UTF-8 text; unreadable, too large or not UTF-8 is a configuration error. */
     static String read(Path file) throws ConfigException {
         String source = file.toString();
@@ -135,13 +145,7 @@ final class JsonText {
                 throw new ConfigException(
                         source, List.of("(file): larger than " + MAX_BYTES + " bytes (expected: a small JSON file)"));
             }
-            byte[] bytes = Files.readAllBytes(file);
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
+            return utf8(Files.readAllBytes(file));
         } catch (CharacterCodingException e) {
             throw new ConfigException(source, List.of("(file): not UTF-8 (expected: a UTF-8 JSON file)"));
         } catch (IOException e) {

@@ -19,6 +19,7 @@ import io.netty.handler.codec.dns.DnsSection;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Rate;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
@@ -83,8 +84,7 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
 
     private final Context context;
     private int inFlight;
-    private double tokens = BURST;
-    private long refilledNanos = System.nanoTime();
+    private final Rate rate = new Rate();
 
     private NamespaceDns(Context context) {
         this.context = context;
@@ -128,7 +128,7 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
         record.kind("dns");
         record.generation(context.generation().getAsLong());
         record.target(answer.name());
-        if (!takeToken()) {
+        if (!rate.tryTake(System.nanoTime(), RATE, BURST)) {
             // A refusal, so a flood is folded in the log like any other.
             refused(record, DenyCode.LIMIT_RATE);
             reply(ctx, response, DnsResponseCode.REFUSED);
@@ -197,18 +197,6 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
                     }
                 },
                 ctx.executor());
-    }
-
-    /** A token bucket of {@link #RATE} a second, {@link #BURST} deep; on the channel's event loop. */
-    private boolean takeToken() {
-        long now = System.nanoTime();
-        tokens = Math.min(BURST, tokens + (now - refilledNanos) * RATE / 1e9);
-        refilledNanos = now;
-        if (tokens < 1) {
-            return false;
-        }
-        tokens -= 1;
-        return true;
     }
 
     private static DatagramDnsResponse addresses(

@@ -63,7 +63,7 @@ final class ForwardHandler extends ChannelInboundHandlerAdapter {
      * Ends the output, then closes once the client's input ends (or after a second): closing with
      * the client's bytes unread would reset it, and a refused forward is an orderly close.
      */
-    private void refused(Channel client, DenyCode code) {
+    private void refused(Channel client, DenyCode code, String told) {
         refused = true;
         if (!(client instanceof DuplexChannel duplex) || !client.isActive()) {
             client.close();

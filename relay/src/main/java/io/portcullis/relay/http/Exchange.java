@@ -20,6 +20,8 @@ import io.netty.util.concurrent.Future;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.tunnel.Tunnels;
+import io.portcullis.relay.tunnel.UpstreamProxy;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -113,15 +115,15 @@ public final class Exchange {
             ChannelHandler handler, Outgoing outgoing, boolean http11Client, ByteBuf early, Limits limits) {
         return new Tunnels.Then() {
             @Override
-            public void connected(Channel client, Channel upstream) {
+            public void connected(Channel client, Channel upstream, Optional<UpstreamProxy.Request> proxied) {
                 client.pipeline().remove(handler);
-                start(client, upstream, outgoing, http11Client, early, limits);
+                start(client, upstream, proxied.map(outgoing::through).orElse(outgoing), http11Client, early, limits);
             }
 
             @Override
-            public void refused(Channel client, DenyCode code) {
+            public void refused(Channel client, DenyCode code, String told) {
                 early.release();
-                Replies.refuse(client, code);
+                Replies.refuse(client, code, told);
             }
 
             @Override

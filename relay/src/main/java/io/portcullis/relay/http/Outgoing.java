@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import io.portcullis.relay.tunnel.UpstreamProxy;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -75,6 +76,19 @@ public record Outgoing(HttpRequest request, Framing framing) {
         return new Outgoing(
                 new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(head.method()), originTarget, headers),
                 framing);
+    }
+
+    /**
+     * This request as it goes to an upstream proxy (SPEC R25): its target in absolute form naming
+     * {@code proxied}'s authority (the checked address, or the name with {@code sendNames}), the
+     * same {@code Host}, and the proxy's credentials.
+     */
+    public Outgoing through(UpstreamProxy.Request proxied) {
+        HttpHeaders headers = request.headers().copy();
+        proxied.authorization().ifPresent(value -> headers.set("Proxy-Authorization", value));
+        String absolute = "http://" + proxied.authority() + request.uri();
+        return new Outgoing(
+                new DefaultHttpRequest(request.protocolVersion(), request.method(), absolute, headers), framing);
     }
 
     /**

@@ -19,7 +19,12 @@ public final class Replies {
 
     /** Writes the answer for {@code code} and closes. */
     public static void refuse(Channel channel, DenyCode code) {
-        channel.writeAndFlush(render(code)).addListener(ChannelFutureListener.CLOSE);
+        refuse(channel, code, "");
+    }
+
+    /** Writes the answer for {@code code}, with {@code told} after its sentence when not empty, and closes. */
+    public static void refuse(Channel channel, DenyCode code, String told) {
+        channel.writeAndFlush(render(code, told)).addListener(ChannelFutureListener.CLOSE);
     }
 
     public static ByteBuf established() {
@@ -28,8 +33,14 @@ public final class Replies {
 
     /** The whole response for {@code code}. */
     public static ByteBuf render(DenyCode code) {
+        return render(code, "");
+    }
+
+    /** The whole response for {@code code}, with {@code told} in parentheses after its sentence when not empty. */
+    public static ByteBuf render(DenyCode code, String told) {
         Status status = status(code);
-        byte[] body = (code.code() + ": " + code.sentence() + "\n").getBytes(StandardCharsets.UTF_8);
+        String more = told.isEmpty() ? "" : " (" + told + ")";
+        byte[] body = (code.code() + ": " + code.sentence() + more + "\n").getBytes(StandardCharsets.UTF_8);
         String text = "HTTP/1.1 " + status.number + " " + status.reason + "\r\n"
                 + (status.failure ? "Portcullis-Error: " : "Portcullis-Deny: ") + code.code() + "\r\n"
                 + "Content-Type: text/plain; charset=utf-8\r\n"
@@ -48,8 +59,14 @@ public final class Replies {
             case HEADER_TOO_LARGE -> new Status(431, "Request Header Fields Too Large", false);
             case LIMIT_SPAWN, LIMIT_RELAY, LIMIT_RATE -> new Status(503, "Service Unavailable", false);
             case DNS_TIMEOUT, CONNECT_TIMEOUT, HTTP_TIMEOUT -> new Status(504, "Gateway Timeout", true);
-            case DNS_FAILED, DNS_EMPTY, CONNECT_FAILED, RELAY_ERROR, BAD_RESPONSE, RESPONSE_TOO_LARGE ->
-                new Status(502, "Bad Gateway", true);
+            case DNS_FAILED,
+                    DNS_EMPTY,
+                    CONNECT_FAILED,
+                    RELAY_ERROR,
+                    BAD_RESPONSE,
+                    RESPONSE_TOO_LARGE,
+                    UPSTREAM_FAILED,
+                    UPSTREAM_REFUSED -> new Status(502, "Bad Gateway", true);
             default -> new Status(403, "Forbidden", false);
         };
     }

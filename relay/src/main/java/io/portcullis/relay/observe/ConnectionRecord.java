@@ -46,6 +46,7 @@ public final class ConnectionRecord {
     private long generation;
     private String end;
     private Decision.Shadow shadow;
+    private Decision.Upstream upstream;
 
     private ConnectionRecord(String spawn, long id, InstantSource clock, DecisionSink sink) {
         this.spawn = Objects.requireNonNull(spawn, "spawn");
@@ -122,6 +123,21 @@ public final class ConnectionRecord {
     /** The relay is about to dial {@code address}; the line names the last address dialed. */
     public void dialing(InetSocketAddress address) {
         dialed = address.getAddress().getHostAddress() + ":" + address.getPort();
+    }
+
+    /**
+     * The connection goes through the upstream proxy at {@code proxy} (SPEC R25), which is asked
+     * {@code sent}; the line's {@code dialed} stays the checked address the proxy is told of.
+     */
+    public void upstream(InetSocketAddress proxy, String sent) {
+        upstream = new Decision.Upstream(proxy.getAddress().getHostAddress() + ":" + proxy.getPort(), sent, null);
+    }
+
+    /** What the upstream proxy answered to the CONNECT. */
+    public void upstreamStatus(int status) {
+        if (upstream != null) {
+            upstream = new Decision.Upstream(upstream.proxy(), upstream.sent(), status);
+        }
     }
 
     /** The last address dialed answered; the tunnel is up. */
@@ -234,6 +250,7 @@ public final class ConnectionRecord {
                 Math.max(0, Duration.between(start, now).toMillis()),
                 generation,
                 end,
-                shadow));
+                shadow,
+                upstream));
     }
 }

@@ -29,6 +29,8 @@ import java.util.Objects;
  *     client-reset} (the other way round); null otherwise
  * @param shadow what the spawn's shadow policy would have answered (SPEC R26), only when that
  *     differs from {@code verdict} and {@code code}; left out of the line otherwise
+ * @param upstream the upstream proxy the connection went through (SPEC R25), and what it
+ *     answered; left out of the line when the target was dialed directly
  */
 public record Decision(
         String time,
@@ -46,7 +48,27 @@ public record Decision(
         long durationMillis,
         long generation,
         String end,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Shadow shadow) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Shadow shadow,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Upstream upstream) {
+
+    /**
+     * The upstream proxy of one connection.
+     *
+     * @param proxy the proxy's address that was dialed ({@code ip:port})
+     * @param sent what the relay asked of it: {@code CONNECT} and the authority, or the absolute
+     *     form of a plain HTTP request's target
+     * @param status the proxy's status for a CONNECT; null when it gave none, and for plain HTTP,
+     *     whose answer is the client's
+     */
+    public record Upstream(
+            String proxy,
+            String sent,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Integer status) {
+        public Upstream {
+            Objects.requireNonNull(proxy, "proxy");
+            Objects.requireNonNull(sent, "sent");
+        }
+    }
 
     /**
      * The shadow policy's answer where it differs from the enforced one.
@@ -129,6 +151,7 @@ public record Decision(
                 durationMillis,
                 generation,
                 end,
+                null,
                 null);
     }
 

@@ -41,6 +41,8 @@ public enum DenyCode {
     LIMIT_RATE("limit-rate", "this spawn asks faster than its rate allows"),
     CONNECT_FAILED("connect-failed", "every checked address refused the connection"),
     CONNECT_TIMEOUT("connect-timeout", "every checked address timed out"),
+    UPSTREAM_FAILED("upstream-failed", "the upstream proxy could not be reached or broke the protocol"),
+    UPSTREAM_REFUSED("upstream-refused", "the upstream proxy refused the target"),
     INTERNAL_ERROR("internal-error", "the relay failed while deciding, so the connection is refused"),
     HEADER_TOO_LARGE("header-too-large", "the request line and headers are larger than the limit"),
     HEADER_TIMEOUT("header-timeout", "the request head did not arrive in time"),

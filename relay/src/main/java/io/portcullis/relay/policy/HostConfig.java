@@ -23,9 +23,10 @@ public record HostConfig(
         Dns dns,
         OwnerConfig owner,
         Limits limits,
-        Log log) {
+        Log log,
+        Optional<Upstream> upstream) {
 
-    /** Every default: the metadata deny list, no own names, the system's DNS. */
+    /** Every default: the metadata deny list, no own names, the system's DNS, no upstream proxy. */
     public static final HostConfig DEFAULTS = new HostConfig(
             DenyList.DEFAULT, List.of(), List.of(), Dns.DEFAULTS, OwnerConfig.DEFAULTS, Limits.DEFAULTS, Log.DEFAULTS);
 
@@ -37,16 +38,86 @@ public record HostConfig(
         Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(log, "log");
+        Objects.requireNonNull(upstream, "upstream");
+    }
+
+    /** A configuration without an upstream proxy: every target is dialed directly. */
+    public HostConfig(
+            DenyList denyList,
+            List<String> ownNames,
+            List<InetAddress> ownAddresses,
+            Dns dns,
+            OwnerConfig owner,
+            Limits limits,
+            Log log) {
+        this(denyList, ownNames, ownAddresses, dns, owner, limits, log, Optional.empty());
     }
 
     /** This configuration with other limits. */
     public HostConfig withLimits(Limits limits) {
-        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log);
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);
     }
 
     /** This configuration with another owner check configuration. */
     public HostConfig withOwner(OwnerConfig owner) {
-        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log);
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);
+    }
+
+    /** This configuration with another upstream proxy, or none. */
+    public HostConfig withUpstream(Optional<Upstream> upstream) {
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);
+    }
+
+    /**
+     * The HTTP proxy through which the relay reaches targets outside this host (SPEC R25). The relay
+     * still resolves and judges every target itself; the proxy is told the checked address, or the
+     * name when {@code sendNames} is on.
+     *
+     * @param proxy the proxy's host (a name, resolved with the relay's DNS for each connection, or
+     *     an address) and port
+     * @param authorization the {@code Proxy-Authorization} value, {@code Basic} and the encoded
+     *     credentials read from the configured file; never printed
+     * @param bypassBlocks targets whose every checked address is in one of these are dialed directly
+     * @param bypassNames targets with one of these exact names (canonical) are dialed directly
+     * @param sendNames send the target's name upstream instead of its checked address, so the
+     *     upstream resolves it again
+     */
+    public record Upstream(
+            Target proxy,
+            Optional<String> authorization,
+            List<Cidr> bypassBlocks,
+            List<String> bypassNames,
+            boolean sendNames) {
+        public Upstream {
+            Objects.requireNonNull(proxy, "proxy");
+            Objects.requireNonNull(authorization, "authorization");
+            bypassBlocks = List.copyOf(bypassBlocks);
+            bypassNames = List.copyOf(bypassNames);
+        }
+
+        /** Whether a target named {@code name} (when it has a name) with these checked addresses is dialed directly. */
+        public boolean bypasses(Optional<String> name, List<InetAddress> addresses) {
+            if (name.isPresent() && bypassNames.contains(name.get())) {
+                return true;
+            }
+            if (addresses.isEmpty() || bypassBlocks.isEmpty()) {
+                return false;
+            }
+            for (InetAddress address : addresses) {
+                Ip ip = Ip.of(address);
+                if (bypassBlocks.stream().noneMatch(block -> block.matcher().matches(ip))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            return "Upstream[proxy=" + proxy + ", authorization=" + (authorization.isPresent() ? "(set)" : "none")
+                    + ", bypassBlocks=" + bypassBlocks + ", bypassNames=" + bypassNames + ", sendNames=" + sendNames
+                    + "]";
+        }
     }
 
     /**
@@ -70,6 +141,8 @@ public record HostConfig(
      * @param httpRequestBytes the largest request body of a plain HTTP request
      * @param httpResponseBytes the largest answer body of a plain HTTP or door request
      * @param httpTotal the time from a plain HTTP or door request's head to the end of its answer
+     * @param spawnRate new connections one spawn may open a second, on all its sockets together
+     * @param spawnBurst new connections one spawn may open at once before {@code spawnRate} holds
      */
     public record Limits(
             int headerBytes,
@@ -81,8 +154,12 @@ public record HostConfig(
             int doorBodyBytes,
             long httpRequestBytes,
             long httpResponseBytes,
-            Duration httpTotal) {
+            Duration httpTotal,
+            int spawnRate,
+            int spawnBurst) {
 
+        public static final int DEFAULT_SPAWN_RATE = 200;
+        public static final int DEFAULT_SPAWN_BURST = 400;
         public static final long DEFAULT_HTTP_REQUEST_BYTES = 16L << 20;
         public static final long DEFAULT_HTTP_RESPONSE_BYTES = 64L << 20;
         public static final Duration DEFAULT_HTTP_TOTAL = Duration.ofMillis(300_000);
@@ -107,6 +184,35 @@ public record HostConfig(
             Checks.positive("limits.httpRequestBytes", httpRequestBytes);
             Checks.positive("limits.httpResponseBytes", httpResponseBytes);
             Checks.positive("limits.httpTotalMillis", httpTotal);
+            Checks.positive("limits.spawnRate", spawnRate);
+            Checks.positive("limits.spawnBurst", spawnBurst);
+        }
+
+        /** The limits with the default new-connection rate. */
+        public Limits(
+                int headerBytes,
+                Duration headerTimeout,
+                Duration connectTimeout,
+                Duration idleTimeout,
+                int spawnConnections,
+                int relayConnections,
+                int doorBodyBytes,
+                long httpRequestBytes,
+                long httpResponseBytes,
+                Duration httpTotal) {
+            this(
+                    headerBytes,
+                    headerTimeout,
+                    connectTimeout,
+                    idleTimeout,
+                    spawnConnections,
+                    relayConnections,
+                    doorBodyBytes,
+                    httpRequestBytes,
+                    httpResponseBytes,
+                    httpTotal,
+                    DEFAULT_SPAWN_RATE,
+                    DEFAULT_SPAWN_BURST);
         }
 
         /** The limits without the plain HTTP ones, which take their defaults. */

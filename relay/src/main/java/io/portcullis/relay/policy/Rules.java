@@ -201,7 +201,8 @@ public final class Rules {
         String why = plan.entry() == null
                 ? INTERNET_SHAPE
                 : "listed " + plan.entry().scheme().json() + " entry";
-        Verdict.Allow allow = new Verdict.Allow(dial, addresses, why).withFirst(plan.first());
+        Verdict.Allow allow =
+                new Verdict.Allow(dial, addresses, why).withFirst(plan.first()).withTarget(target);
         return queries.isEmpty() ? new Step.Decided(allow) : new Step.AskOwner(queries, allow);
     }
 

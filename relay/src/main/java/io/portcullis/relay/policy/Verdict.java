@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /** The answer for one connection: allow and dial exactly these addresses, or deny with a code. */
 public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
@@ -21,36 +22,45 @@ public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
      * @param detail one line on why (which entry or shape allowed it)
      * @param owner what the owner check saw; null when it was not asked
      * @param first what a CONNECT tunnel must carry first (R23); forwards and doors ignore it
+     * @param target the target that was judged, when the judge says: an upstream proxy (R25) is
+     *     told its name with {@code sendNames}, and a bypass may name it
      */
     record Allow(
             List<InetSocketAddress> dial,
             List<InetAddress> resolved,
             String detail,
             OwnerEvidence owner,
-            FirstBytes first)
+            FirstBytes first,
+            Optional<Target> target)
             implements Verdict {
         public Allow {
             dial = List.copyOf(dial);
             resolved = List.copyOf(resolved);
             Objects.requireNonNull(detail, "detail");
             Objects.requireNonNull(first, "first");
+            Objects.requireNonNull(target, "target");
             if (dial.isEmpty()) {
                 throw new IllegalArgumentException("dial: [] (expected: at least one checked address)");
             }
         }
 
         public Allow(List<InetSocketAddress> dial, List<InetAddress> resolved, String detail) {
-            this(dial, resolved, detail, null, FirstBytes.ANY);
+            this(dial, resolved, detail, null, FirstBytes.ANY, Optional.empty());
         }
 
         /** This verdict with the owner check's evidence. */
         public Allow withOwner(OwnerEvidence evidence) {
-            return new Allow(dial, resolved, detail, Objects.requireNonNull(evidence, "evidence"), first);
+            return new Allow(dial, resolved, detail, Objects.requireNonNull(evidence, "evidence"), first, target);
         }
 
         /** This verdict with what a CONNECT tunnel must carry first. */
         public Allow withFirst(FirstBytes bytes) {
-            return new Allow(dial, resolved, detail, owner, bytes);
+            return new Allow(dial, resolved, detail, owner, bytes, target);
+        }
+
+        /** This verdict naming the target it allowed. */
+        public Allow withTarget(Target judged) {
+            return new Allow(dial, resolved, detail, owner, first, Optional.of(judged));
         }
     }
 

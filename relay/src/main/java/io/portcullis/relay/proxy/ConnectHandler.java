@@ -51,7 +51,7 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
                     judge.judge(Request.connect(request.target())),
                     early,
                     this::established,
-                    ConnectHandler::refuse);
+                    ConnectHandler::refused);
         } else if (request.target().regionMatches(true, 0, "http://", 0, 7)) {
             plain(ctx.channel(), request, head.content());
         } else {
@@ -87,6 +87,11 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
     private static void refuse(Channel client, DenyCode code) {
         ConnectionRecord.of(client).deny(code);
         Replies.refuse(client, code);
+    }
+
+    /** A refusal the tunnel settled in the record already. */
+    private static void refused(Channel client, DenyCode code, String told) {
+        Replies.refuse(client, code, told);
     }
 
     @Override

@@ -8,16 +8,17 @@ import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.FirstBytes;
 import io.portcullis.relay.policy.Verdict;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The steps every tunnel takes after its target is known: wait for the verdict, dial exactly the
- * checked addresses, then copy both ways. Each kind says how it answers: the proxy writes
- * {@code 200} or an error reply, a forward says nothing or closes.
+ * checked addresses (or reach them through the host's upstream proxy, SPEC R25), then copy both
+ * ways. Each kind says how it answers: the proxy writes {@code 200} or an error reply, a forward
+ * says nothing or closes.
  */
 public final class Tunnels {
     private static final Logger log = LoggerFactory.getLogger(Tunnels.class);
@@ -26,9 +27,10 @@ public final class Tunnels {
     private final long idleMillis;
     private final long helloMillis;
     private final Metrics metrics;
+    private final Optional<UpstreamProxy> upstream;
 
     public Tunnels(Dialer dialer, long idleMillis) {
-        this(dialer, idleMillis, DEFAULT_HELLO_MILLIS, new Metrics());
+        this(dialer, idleMillis, DEFAULT_HELLO_MILLIS, new Metrics(), Optional.empty());
     }
 
     /** How long a tunnel that must start with a ClientHello waits for it by default: the header timeout's default. */
@@ -38,10 +40,13 @@ public final class Tunnels {
      * @param helloMillis how long a tunnel that must start with a TLS ClientHello (SPEC R23) waits
      *     for the whole of it
      * @param metrics where the decision and connect latencies go
+     * @param upstream the host's upstream proxy, through which targets outside this host go
      */
-    public Tunnels(Dialer dialer, long idleMillis, long helloMillis, Metrics metrics) {
+    public Tunnels(
+            Dialer dialer, long idleMillis, long helloMillis, Metrics metrics, Optional<UpstreamProxy> upstream) {
         this.dialer = Objects.requireNonNull(dialer, "dialer");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.upstream = Objects.requireNonNull(upstream, "upstream");
         if (idleMillis < 1) {
             throw new IllegalArgumentException("idleMillis: " + idleMillis + " (expected: >= 1)");
         }
@@ -54,14 +59,37 @@ public final class Tunnels {
 
     /** What a kind does once the verdict is in and the dial is over; called on the client's event loop. */
     public interface Then {
-        /** The upstream answered; {@code upstream} has auto-read off and no handlers. */
-        void connected(Channel client, Channel upstream);
+        /**
+         * The upstream answered; {@code upstream} has auto-read off and no handlers.
+         *
+         * @param proxied for a plain HTTP request whose target is reached through the upstream
+         *     proxy: {@code upstream} is that proxy, and the request goes to it in absolute form
+         */
+        void connected(Channel client, Channel upstream, Optional<UpstreamProxy.Request> proxied);
 
-        /** Refused or failed with {@code code}; the record is settled. */
-        void refused(Channel client, DenyCode code);
+        /**
+         * Refused or failed with {@code code}; the record is settled.
+         *
+         * @param told what the client may be told beyond the code, e.g. the upstream proxy's
+         *     status; empty for most
+         */
+        void refused(Channel client, DenyCode code, String told);
 
         /** The client left before the upstream was reached. */
         void abandoned(Channel client);
+    }
+
+    /** How a byte tunnel's kind answers a refusal or failure. */
+    @FunctionalInterface
+    public interface Refused {
+        /** @param told as in {@link Then#refused} */
+        void refused(Channel client, DenyCode code, String told);
+    }
+
+    /** What the upstream is asked to carry: a byte tunnel, or one plain HTTP request. */
+    private enum Carry {
+        BYTES,
+        HTTP
     }
 
     /**
@@ -78,10 +106,10 @@ public final class Tunnels {
             CompletableFuture<Verdict> verdict,
             ByteBuf early,
             Consumer<Channel> established,
-            BiConsumer<Channel, DenyCode> refused) {
-        connect(client, verdict, new Then() {
+            Refused refused) {
+        connect(client, verdict, Carry.BYTES, new Then() {
             @Override
-            public void connected(Channel channel, Channel upstream) {
+            public void connected(Channel channel, Channel upstream, Optional<UpstreamProxy.Request> proxied) {
                 established.accept(channel);
                 FirstBytes first = verdict.join() instanceof Verdict.Allow allow ? allow.first() : FirstBytes.ANY;
                 if (first.clientHello()) {
@@ -98,9 +126,9 @@ public final class Tunnels {
             }
 
             @Override
-            public void refused(Channel channel, DenyCode code) {
+            public void refused(Channel channel, DenyCode code, String told) {
                 early.release();
-                refused.accept(channel, code);
+                refused.refused(channel, code, told);
             }
 
             @Override
@@ -111,10 +139,15 @@ public final class Tunnels {
     }
 
     /**
-     * Waits for {@code verdict}, dials exactly the checked addresses, and tells {@code then}.
-     * The client channel must have auto-read off.
+     * For one plain HTTP request: waits for {@code verdict}, dials exactly the checked addresses
+     * (or the upstream proxy, to which the request then goes in absolute form), and tells {@code
+     * then}. The client channel must have auto-read off.
      */
     public void connect(Channel client, CompletableFuture<Verdict> verdict, Then then) {
+        connect(client, verdict, Carry.HTTP, then);
+    }
+
+    private void connect(Channel client, CompletableFuture<Verdict> verdict, Carry carry, Then then) {
         ConnectionRecord record = ConnectionRecord.of(client);
         long asked = System.nanoTime();
         verdict.whenCompleteAsync(
@@ -123,7 +156,7 @@ public final class Tunnels {
                     if (error != null) {
                         log.warn("connection {}: the decision failed: {}", record.id(), error.toString());
                         record.fail(DenyCode.RELAY_ERROR);
-                        then.refused(client, DenyCode.RELAY_ERROR);
+                        then.refused(client, DenyCode.RELAY_ERROR, "");
                         return;
                     }
                     record.resolved(answer.resolved());
@@ -131,15 +164,15 @@ public final class Tunnels {
                     switch (answer) {
                         case Verdict.Deny deny -> {
                             record.deny(deny.code());
-                            then.refused(client, deny.code());
+                            then.refused(client, deny.code(), "");
                         }
-                        case Verdict.Allow allow -> dial(client, allow, then);
+                        case Verdict.Allow allow -> dial(client, allow, carry, then);
                     }
                 },
                 client.eventLoop());
     }
 
-    private void dial(Channel client, Verdict.Allow allow, Then then) {
+    private void dial(Channel client, Verdict.Allow allow, Carry carry, Then then) {
         ConnectionRecord record = ConnectionRecord.of(client);
         record.allowed();
         if (!client.isActive()) {
@@ -147,13 +180,30 @@ public final class Tunnels {
             return;
         }
         long dialing = System.nanoTime();
-        dialer.dial(client.eventLoop(), allow.dial(), record::dialing).thenAccept(outcome -> {
+        Optional<UpstreamProxy> via = upstream.filter(proxy -> proxy.carries(allow));
+        if (via.isPresent() && carry == Carry.BYTES) {
+            through(client, via.get(), allow, then, dialing);
+            return;
+        }
+        CompletableFuture<Dialer.Outcome> dialed;
+        Optional<UpstreamProxy.Request> proxied;
+        if (via.isPresent()) {
+            UpstreamProxy.Request request = via.get().request(allow);
+            proxied = Optional.of(request);
+            record.dialing(allow.dial().getFirst());
+            dialed = via.get()
+                    .reach(client.eventLoop(), proxy -> record.upstream(proxy, "http://" + request.authority()));
+        } else {
+            proxied = Optional.empty();
+            dialed = dialer.dial(client.eventLoop(), allow.dial(), record::dialing);
+        }
+        dialed.thenAccept(outcome -> {
             metrics.connect().observe(System.nanoTime() - dialing);
             switch (outcome) {
                 case Dialer.Connected connected
                 when client.isActive() -> {
                     record.connected();
-                    then.connected(client, connected.channel());
+                    then.connected(client, connected.channel(), proxied);
                 }
                 case Dialer.Connected connected -> {
                     then.abandoned(client);
@@ -162,9 +212,52 @@ public final class Tunnels {
                 case Dialer.Failed failed -> {
                     log.debug("connection {}: {}", record.id(), failed.detail());
                     record.fail(failed.code());
-                    then.refused(client, failed.code());
+                    then.refused(client, failed.code(), "");
                 }
             }
         });
+    }
+
+    /** A byte tunnel through the upstream proxy: a CONNECT for the checked address. */
+    private void through(Channel client, UpstreamProxy proxy, Verdict.Allow allow, Then then, long dialing) {
+        ConnectionRecord record = ConnectionRecord.of(client);
+        proxy.connect(client.eventLoop(), allow, (address, authority, checked) -> {
+                    record.upstream(address, "CONNECT " + authority);
+                    checked.ifPresent(record::dialing);
+                })
+                .thenAccept(outcome -> {
+                    metrics.connect().observe(System.nanoTime() - dialing);
+                    switch (outcome) {
+                        case UpstreamProxy.Tunnel tunnel
+                        when client.isActive() -> {
+                            record.upstreamStatus(tunnel.status());
+                            record.connected();
+                            then.connected(client, tunnel.channel(), Optional.empty());
+                            // The target's first bytes, sent with the proxy's answer, follow the kind's own answer.
+                            if (tunnel.leftover().isReadable()) {
+                                record.down(tunnel.leftover().readableBytes());
+                                client.writeAndFlush(tunnel.leftover());
+                            } else {
+                                tunnel.leftover().release();
+                            }
+                        }
+                        case UpstreamProxy.Tunnel tunnel -> {
+                            tunnel.leftover().release();
+                            then.abandoned(client);
+                            tunnel.channel().close();
+                        }
+                        case UpstreamProxy.Failed failed -> {
+                            log.debug("connection {}: {}", record.id(), failed.detail());
+                            if (failed.status() != 0) {
+                                record.upstreamStatus(failed.status());
+                            }
+                            record.fail(failed.code());
+                            then.refused(
+                                    client,
+                                    failed.code(),
+                                    failed.status() == 0 ? "" : "the upstream proxy answered " + failed.status());
+                        }
+                    }
+                });
     }
 }

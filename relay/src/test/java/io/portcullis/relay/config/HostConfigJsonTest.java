@@ -88,7 +88,7 @@ class HostConfigJsonTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
-            {"deny": []}                                  | deny: unknown field (expected: one of denyList, ownNames, ownAddresses, dns, owner, limits, log)
+            {"deny": []}                                  | deny: unknown field (expected: one of denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream)
             {"denyList": "10.0.0.0/8"}                    | denyList: "10.0.0.0/8" (expected: an array)
             {"denyList": ["10.0.0.1/8"]}                  | denyList[0]: "10.0.0.1/8" (expected: host bits zero)
             {"denyList": ["10.0.0.0/33"]}                 | denyList[0]: "10.0.0.0/33" (expected: address/prefix, e.g. 10.0.0.0/8 or fd00::/8)

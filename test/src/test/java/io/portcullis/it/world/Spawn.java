@@ -25,11 +25,22 @@ public final class Spawn implements AutoCloseable {
     private final Relay relay;
     private final SpawnHandle handle;
     private final BlockingQueue<Decision> decisions;
+    /** Whether closing this closes the relay too, or only its spawn. */
+    private final boolean ownsRelay;
 
-    private Spawn(Relay relay, SpawnHandle handle, BlockingQueue<Decision> decisions) {
+    private Spawn(Relay relay, SpawnHandle handle, BlockingQueue<Decision> decisions, boolean ownsRelay) {
         this.relay = relay;
         this.handle = handle;
         this.decisions = decisions;
+        this.ownsRelay = ownsRelay;
+    }
+
+    /**
+     * Another spawn of the same relay (a spawn socket takes one hand-over, so each run of the entry
+     * needs a spawn of its own), whose lines come to the same queue; closing it closes that spawn only.
+     */
+    public Spawn another(String spawnJson) throws IOException, ConfigException {
+        return new Spawn(relay, relay.open(SpawnPolicyJson.parse("spawn.json", spawnJson)), decisions, false);
     }
 
     /**
@@ -44,6 +55,11 @@ public final class Spawn implements AutoCloseable {
         return open(dir, HostConfigJson.parse("host.json", host), spawnJson);
     }
 
+    /** A relay with the host configuration {@code hostJson} (a whole JSON object), and the spawn of {@code spawnJson}. */
+    public static Spawn withHost(Path dir, String hostJson, String spawnJson) throws IOException, ConfigException {
+        return open(dir, HostConfigJson.parse("host.json", hostJson), spawnJson);
+    }
+
     /** A relay with the host configuration in {@code hostFile}, and the spawn of {@code spawnJson}. */
     public static Spawn open(Path dir, Path hostFile, String spawnJson) throws IOException, ConfigException {
         return open(dir, HostConfigJson.read(hostFile), spawnJson);
@@ -54,11 +70,16 @@ public final class Spawn implements AutoCloseable {
         Relay relay =
                 Relay.builder(host).directory(dir).decisions(decisions::add).start();
         try {
-            return new Spawn(relay, relay.open(SpawnPolicyJson.parse("spawn.json", spawnJson)), decisions);
+            return new Spawn(relay, relay.open(SpawnPolicyJson.parse("spawn.json", spawnJson)), decisions, true);
         } catch (IOException | ConfigException | RuntimeException e) {
             relay.close();
             throw e;
         }
+    }
+
+    /** The relay, e.g. to reload its host configuration. */
+    public Relay relay() {
+        return relay;
     }
 
     public SpawnHandle handle() {
@@ -130,6 +151,10 @@ public final class Spawn implements AutoCloseable {
 
     @Override
     public void close() {
-        relay.close();
+        if (ownsRelay) {
+            relay.close();
+        } else {
+            handle.close();
+        }
     }
 }
