@@ -382,6 +382,42 @@ class RelayTest {
     }
 
     @Test
+    void theSpawnsNewConnectionRateAnswers503LimitRateAndRefills() throws Exception {
+        limits = new HostConfig.Limits(
+                8192,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(15),
+                100,
+                100,
+                1 << 20,
+                HostConfig.Limits.DEFAULT_HTTP_REQUEST_BYTES,
+                HostConfig.Limits.DEFAULT_HTTP_RESPONSE_BYTES,
+                HostConfig.Limits.DEFAULT_HTTP_TOTAL,
+                2,
+                3);
+        LoopbackOrigin origin = closing(LoopbackOrigin.echo());
+        SpawnHandle spawn = open();
+        allow("origin.test:443", origin.address());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(
+                    "HTTP/1.1 200 Connection established\r\n\r\n",
+                    tunnel(spawn, "origin.test:443").readHead());
+        }
+        String head = tunnel(spawn, "origin.test:443").readHead();
+        assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
+        assertTrue(head.contains("\r\nPortcullis-Deny: limit-rate\r\n"), head);
+        // The three tunnels are still open, so the refusal's is the first line.
+        assertEquals("limit-rate", nextDecision().code());
+
+        // Two a second: a new token within a second.
+        Thread.sleep(600);
+        assertEquals(
+                "HTTP/1.1 200 Connection established\r\n\r\n",
+                tunnel(spawn, "origin.test:443").readHead());
+    }
+
+    @Test
     void aConnectionCountsAgainstTheBudgetBeforeItsRequestHead() throws Exception {
         limits = new HostConfig.Limits(
                 8192, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofMinutes(15), 1, 100, 1 << 20);

@@ -272,16 +272,17 @@ public final class UpstreamProxy {
                 bytes.release();
             }
             int end = endOfHead(head);
+            if (end < 0 ? head.readableBytes() > headBytes : end - head.readerIndex() > headBytes) {
+                fail("an answer head longer than " + headBytes + " bytes");
+                return;
+            }
             if (end < 0) {
-                if (head.readableBytes() > headBytes) {
-                    fail("an answer head longer than " + headBytes + " bytes");
-                } else {
-                    ctx.read();
-                }
+                ctx.read();
                 return;
             }
             String text = head.toString(head.readerIndex(), end - head.readerIndex(), StandardCharsets.ISO_8859_1);
-            Matcher status = STATUS_LINE.matcher(text.substring(0, Math.max(0, text.indexOf("\r\n"))));
+            int lineEnd = text.indexOf("\r\n");
+            Matcher status = STATUS_LINE.matcher(lineEnd < 0 ? text : text.substring(0, lineEnd));
             if (!status.matches()) {
                 fail("an answer that is not an HTTP/1.x status line");
                 return;

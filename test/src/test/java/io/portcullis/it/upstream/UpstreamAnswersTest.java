@@ -1,0 +1,158 @@
+package io.portcullis.it.upstream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.portcullis.it.upstream.ScriptedProxy.Answer;
+import io.portcullis.it.upstream.ScriptedProxy.Then;
+import io.portcullis.it.world.NetnsTest;
+import io.portcullis.it.world.Run;
+import io.portcullis.it.world.Spawn;
+import io.portcullis.it.world.TestWorld;
+import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.world.DnsAnswer;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * How the relay reads an upstream proxy's answer to its CONNECT (SPEC R25), with answers a real
+ * proxy rarely gives, from {@link ScriptedProxy}; and which targets never reach the proxy: a
+ * bypassed one, and every target when the proxy's own name resolves into the deny list.
+ */
+@NetnsTest
+class UpstreamAnswersTest {
+    @RegisterExtension
+    static final TestWorld world = TestWorld.create();
+
+    private static final String POLICY = """
+            {"id": "answers", "hosts": [{"target": "origin.test:7", "scheme": "tcp"}, {"target": "two.test:7", "scheme": "tcp"}]}
+            """;
+    private static final String ESTABLISHED = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+    @BeforeEach
+    void zone() {
+        world.zone()
+                .set("origin.test", DnsAnswer.of("93.184.77.10"))
+                .set("two.test", DnsAnswer.of("93.184.77.10", "93.184.77.11"))
+                .set("proxy.test", DnsAnswer.of("127.0.0.1"))
+                .set("metadata-proxy.test", DnsAnswer.of("169.254.169.254"));
+    }
+
+    @Test
+    void aServersFirstBytesGluedToThe200ReachTheClientAfterTheRelays200() throws Exception {
+        try (ScriptedProxy proxy = new ScriptedProxy(List.of(new Answer(ESTABLISHED + "BANNER\n", Then.ECHO)))) {
+            Outcome outcome = connect(proxy, "127.0.0.1:" + proxy.port(), "", "origin.test");
+            assertEquals(ESTABLISHED + "BANNER\nping\n", outcome.answer(), outcome.toString());
+            assertEquals(List.of("CONNECT 93.184.77.10:7 HTTP/1.1\r\nHost: 93.184.77.10:7"), proxy.heads());
+            assertEquals("allow", outcome.line().verdict(), outcome.toString());
+            assertEquals(200, outcome.line().upstream().status());
+            assertEquals(12, outcome.line().bytesDown(), "the banner and the echo");
+        }
+    }
+
+    @Test
+    void a503MovesOnToTheNextCheckedAddress() throws Exception {
+        try (ScriptedProxy proxy = new ScriptedProxy(List.of(
+                new Answer("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n", Then.CLOSE),
+                new Answer(ESTABLISHED, Then.ECHO)))) {
+            Outcome outcome = connect(proxy, "127.0.0.1:" + proxy.port(), "", "two.test");
+            assertEquals(ESTABLISHED + "ping\n", outcome.answer(), outcome.toString());
+            assertEquals(
+                    List.of(
+                            "CONNECT 93.184.77.10:7 HTTP/1.1\r\nHost: 93.184.77.10:7",
+                            "CONNECT 93.184.77.11:7 HTTP/1.1\r\nHost: 93.184.77.11:7"),
+                    proxy.heads());
+            assertEquals("93.184.77.11:7", outcome.line().dialed());
+        }
+    }
+
+    @Test
+    void a403IsFinalAndTold() throws Exception {
+        try (ScriptedProxy proxy =
+                new ScriptedProxy(List.of(new Answer("HTTP/1.0 403 Forbidden by policy\r\n\r\n", Then.CLOSE)))) {
+            Outcome outcome = connect(proxy, "127.0.0.1:" + proxy.port(), "", "two.test");
+            assertTrue(outcome.answer().startsWith("HTTP/1.1 502 Bad Gateway\r\n"), outcome.toString());
+            assertTrue(outcome.answer().contains("Portcullis-Error: upstream-refused\r\n"), outcome.toString());
+            assertTrue(outcome.answer().contains("(the upstream proxy answered 403)"), outcome.toString());
+            assertEquals(1, proxy.heads().size(), "a refusal is not tried on the next address");
+            assertEquals("upstream-refused", outcome.line().code());
+        }
+    }
+
+    /** Garbage, an at once close, a head too long, a head never finished: none is an answer. */
+    @Test
+    void anythingButAStatusLineInTimeIsUpstreamFailed() throws Exception {
+        List<Answer> broken = List.of(
+                new Answer("SSH-2.0-OpenSSH_9.6\r\n\r\n", Then.CLOSE),
+                new Answer("", Then.CLOSE),
+                new Answer("HTTP/1.1 200 OK\r\nX-Long: " + "a".repeat(9000) + "\r\n\r\n", Then.HOLD),
+                new Answer("HTTP/1.1 200 OK\r\n", Then.HOLD));
+        for (Answer answer : broken) {
+            try (ScriptedProxy proxy = new ScriptedProxy(List.of(answer))) {
+                Outcome outcome = connect(
+                        proxy,
+                        "127.0.0.1:" + proxy.port(),
+                        "",
+                        "origin.test",
+                        "\"limits\": {\"connectTimeoutMillis\": 1500}");
+                String shown =
+                        answer.bytes().substring(0, Math.min(20, answer.bytes().length()));
+                assertTrue(outcome.answer().startsWith("HTTP/1.1 502 Bad Gateway\r\n"), shown + ": " + outcome);
+                assertTrue(outcome.answer().contains("Portcullis-Error: upstream-failed\r\n"), shown + ": " + outcome);
+                assertEquals("upstream-failed", outcome.line().code(), shown);
+            }
+        }
+    }
+
+    @Test
+    void aProxyNameIsResolvedWithTheRelaysDnsAndJudgedAgainstTheDenyList() throws Exception {
+        try (ScriptedProxy proxy = new ScriptedProxy(List.of(new Answer(ESTABLISHED, Then.ECHO)))) {
+            Outcome named = connect(proxy, "proxy.test:" + proxy.port(), "", "origin.test");
+            assertEquals(ESTABLISHED + "ping\n", named.answer(), named.toString());
+
+            Outcome metadata = connect(proxy, "metadata-proxy.test:" + proxy.port(), "", "origin.test");
+            assertTrue(metadata.answer().contains("Portcullis-Error: upstream-failed\r\n"), metadata.toString());
+            assertNull(metadata.line().upstream(), "the proxy's deny-listed address was never dialed");
+            assertEquals(1, proxy.heads().size(), proxy.heads().toString());
+        }
+    }
+
+    @Test
+    void aBypassedTargetIsDialedDirectly() throws Exception {
+        try (ScriptedProxy proxy = new ScriptedProxy(List.of(new Answer(ESTABLISHED, Then.ECHO)))) {
+            Outcome outcome =
+                    connect(proxy, "127.0.0.1:" + proxy.port(), ", \"bypass\": [\"origin.test\"]", "origin.test");
+            assertEquals(ESTABLISHED + "ping\n", outcome.answer(), outcome.toString());
+            assertEquals(List.of(), proxy.heads());
+            assertNull(outcome.line().upstream());
+            assertEquals("93.184.77.10:7", outcome.line().dialed());
+        }
+    }
+
+    private record Outcome(String answer, Decision line, Run run) {}
+
+    private static Outcome connect(ScriptedProxy proxy, String proxyAuthority, String upstreamMore, String target)
+            throws Exception {
+        return connect(proxy, proxyAuthority, upstreamMore, target, "");
+    }
+
+    /** One CONNECT to {@code target}:7 from a spawn, then {@code ping}, through a relay whose upstream is {@code proxyAuthority}. */
+    private static Outcome connect(
+            ScriptedProxy proxy, String proxyAuthority, String upstreamMore, String target, String hostMore)
+            throws Exception {
+        String host = "{\"dns\": {\"servers\": [\"" + world.dns().hostConfigForm() + "\"], \"timeoutMillis\": 2000},"
+                + " \"upstream\": {\"proxy\": \"http://" + proxyAuthority + "\"" + upstreamMore + "}"
+                + (hostMore.isEmpty() ? "" : ", " + hostMore) + "}";
+        try (Spawn spawn = Spawn.withHost(world.dir(), host, POLICY)) {
+            Run run = spawn.run(
+                    "(printf 'CONNECT " + target + ":7 HTTP/1.1\\r\\nHost: " + target
+                            + ":7\\r\\n\\r\\n'; sleep 0.5; printf 'ping\\n'; sleep 1)"
+                            + " | socat -t 3 -T 10 - TCP:127.0.0.1:${HTTP_PROXY##*:}",
+                    60);
+            return new Outcome(run.out(), spawn.next(), run);
+        }
+    }
+}
