@@ -138,14 +138,7 @@ final class RunCommand implements Callable<Integer> {
         if (host == null || logFile == null) {
             return host;
         }
-        return new HostConfig(
-                host.denyList(),
-                host.ownNames(),
-                host.ownAddresses(),
-                host.dns(),
-                host.owner(),
-                host.limits(),
-                new HostConfig.Log(Optional.of(logFile.toAbsolutePath())));
+        return host.withLog(new HostConfig.Log(Optional.of(logFile.toAbsolutePath())));
     }
 
     private int run(SpawnPolicy policy, HostConfig host, Sandbox sandbox, PrintWriter err) throws InterruptedException {

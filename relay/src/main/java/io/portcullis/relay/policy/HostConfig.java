@@ -63,6 +63,11 @@ public record HostConfig(
         return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);
     }
 
+    /** This configuration with another decision log. */
+    public HostConfig withLog(Log log) {
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);
+    }
+
     /** This configuration with another upstream proxy, or none. */
     public HostConfig withUpstream(Optional<Upstream> upstream) {
         return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.it.world.NetnsTest;
+import io.portcullis.it.world.Portcullis;
 import io.portcullis.it.world.Run;
 import io.portcullis.it.world.Spawn;
 import io.portcullis.it.world.TestWorld;
@@ -156,6 +157,39 @@ class UpstreamEndToEndTest {
             assertEquals(before, proxy.requests().size(), proxy.log());
         } finally {
             dns53.close();
+        }
+    }
+
+    @Test
+    void portcullisRunGoesThroughTheProxyWithALogFile() throws Exception {
+        Path host = world.dir().resolve("upstream-host.json");
+        Path log = world.dir().resolve("upstream-run.jsonl");
+        try (Tinyproxy proxy = Tinyproxy.start(List.of(), null)) {
+            Files.writeString(host, host(proxy, ""));
+            Run run = Portcullis.run(
+                    List.of(
+                            "run",
+                            "--host",
+                            host.toString(),
+                            "--log",
+                            log.toString(),
+                            "--internet",
+                            "--allow",
+                            "nas.lan:80/http",
+                            "--",
+                            "/bin/sh",
+                            "-c",
+                            curl("https://origin.test/run") + " && curl -sS --max-time 10 http://nas.lan/run"),
+                    "");
+            assertEquals(0, run.exit(), run.toString());
+            assertTrue(run.out().contains("\"local\":\"93.184.77.10:443\""), run.toString());
+            assertTrue(run.out().contains("\"local\":\"192.168.77.10:80\""), run.toString());
+            assertEquals(
+                    List.of("CONNECT 93.184.77.10:443 HTTP/1.1", "GET http://192.168.77.10:80/run HTTP/1.1"),
+                    proxy.requests(),
+                    proxy.log());
+            String lines = Files.readString(log);
+            assertTrue(lines.contains("\"upstream\":{\"proxy\":\"127.0.0.1:" + proxy.port()), lines);
         }
     }
 
