@@ -52,8 +52,16 @@ public final class TunnelPeer {
             origin();
         } else if (args.length == 3 && args[0].equals("clients")) {
             clients(Path.of(args[1]), Integer.parseInt(args[2]));
+        } else if (args.length == 1 && args[0].equals("echo")) {
+            FairnessPeer.echo();
+        } else if (args.length == 5 && args[0].equals("flood")) {
+            FairnessPeer.flood(
+                    Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+        } else if (args.length == 4 && args[0].equals("probe")) {
+            FairnessPeer.probe(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
         } else {
-            System.err.println("usage: TunnelPeer origin | TunnelPeer clients SOCKET PORT");
+            System.err.println("usage: TunnelPeer origin | TunnelPeer clients SOCKET PORT | TunnelPeer echo"
+                    + " | TunnelPeer flood SOCKET PROXY FORWARD THREADS | TunnelPeer probe SOCKET PROXY FORWARD");
             System.exit(2);
         }
         // Input ended: the bench is gone or done. Halt rather than close thousands of sockets.
@@ -125,11 +133,11 @@ public final class TunnelPeer {
         }
     }
 
-    private static BufferedReader input() {
+    static BufferedReader input() {
         return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     }
 
-    private static void reply(String line) {
+    static void reply(String line) {
         System.out.println(line);
         System.out.flush();
     }
