@@ -5,6 +5,7 @@ import io.portcullis.it.world.Run;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -154,7 +155,7 @@ final class Installation implements BeforeAllCallback {
                         Path link = dir.resolve(program.getFileName().toString());
                         if (!JDK_AND_MAVEN.contains(link.getFileName().toString())
                                 && Files.isExecutable(program)
-                                && !Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                                && !Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
                             Files.createSymbolicLink(link, program.toAbsolutePath());
                         }
                     }
