@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -93,7 +94,10 @@ final class Installation implements BeforeAllCallback {
         static Parts install() {
             Parts parts = new Parts();
             try {
-                parts.dir = Files.createTempDirectory("portcullis-dist-test-");
+                // Readable by every uid, as under /usr/local: a test runs the installed commands as another user.
+                parts.dir = Files.createTempDirectory(
+                        "portcullis-dist-test-",
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
                 parts.tarball = tarball(parts.dir);
                 parts.prefix = Files.createDirectories(parts.dir.resolve("prefix"));
                 unpack(parts.tarball, parts.prefix);

@@ -1,29 +1,42 @@
 package io.portcullis.it.dist;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.portcullis.it.world.Run;
+import io.portcullis.owner.testing.PythonListener;
 import io.portcullis.relay.policy.HostConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The daemon's systemd unit as the distribution ships it: systemd accepts every line of it, it
- * starts the installed executable with options the daemon takes, and it keeps what
- * docs/operations.md promises. It is not started here (no systemd runs these tests).
+ * starts the installed executable with options the daemon takes, its capabilities are the ones
+ * the owner check needs, and it keeps what docs/operations.md promises. It is not started here (no
+ * systemd runs these tests).
  */
 class SystemdUnitTest {
     @RegisterExtension
     static final Installation installed = Installation.create();
+
+    /** The listener's owner, and the uid the daemon runs as here (the unit's user is made on install). */
+    private static final int LISTENER_UID = 4100;
+
+    private static final String DAEMON_UID = "65534";
 
     /** Where docs/operations.md installs the tarball, and so where the unit looks for it. */
     private static final String INSTALLED = "/usr/local/bin/portcullis";
@@ -86,6 +99,58 @@ class SystemdUnitTest {
         assertEquals("CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_CHOWN", settings.get("CapabilityBoundingSet"));
         assertEquals(settings.get("CapabilityBoundingSet"), settings.get("AmbientCapabilities"));
         assertEquals("/bin/kill -HUP $MAINPID", settings.get("ExecReload"));
+    }
+
+    /**
+     * The unit's capabilities are what the owner check needs to see another user's process: run as
+     * a third uid with the unit's ambient capabilities, {@code portcullis owner} maps the gateway
+     * user's listener to the process that holds it; with either of the two /proc rights left out,
+     * it cannot read that process's descriptors.
+     */
+    @ParameterizedTest(name = "without {0}")
+    @ValueSource(strings = {"nothing", "CAP_SYS_PTRACE", "CAP_DAC_READ_SEARCH"})
+    void theOwnerCheckSeesAnotherUsersProcessWithTheUnitsCapabilitiesOnly(String without) throws Exception {
+        List<String> capabilities = Arrays.stream(
+                        settings().get("AmbientCapabilities").split(" "))
+                .filter(capability -> !capability.equals(without))
+                .toList();
+        Path folder = PythonListener.openFolder("portcullis-unit-caps-");
+        Path host = folder.resolve("host.json");
+        Files.writeString(host, "{\"owner\": {\"gatewayUid\": " + LISTENER_UID + "}}");
+        Files.setPosixFilePermissions(host, PosixFilePermissions.fromString("rw-r--r--"));
+        try (PythonListener listener =
+                PythonListener.v4("127.0.0.1").uid(LISTENER_UID).cwd(folder).start()) {
+            String setpriv = capabilities.stream()
+                    .map(capability ->
+                            "+" + capability.substring("CAP_".length()).toLowerCase(Locale.ROOT))
+                    .collect(Collectors.joining(","));
+            List<String> argv = new ArrayList<>(List.of(
+                    "setpriv",
+                    "--reuid",
+                    DAEMON_UID,
+                    "--regid",
+                    DAEMON_UID,
+                    "--clear-groups",
+                    "--inh-caps",
+                    setpriv,
+                    "--ambient-caps",
+                    setpriv));
+            argv.addAll(installed
+                    .portcullis(List.of(
+                            "owner", "--spawn", "add-on", "--host", host.toString(), "127.0.0.1:" + listener.port()))
+                    .command());
+            Run run = Run.of(installed.command(argv), "", 60);
+            boolean mapped = run.out().contains("\"processes\":[{\"pid\":" + listener.pid() + ",");
+            if (without.equals("nothing")) {
+                assertTrue(mapped && run.out().contains("\"verdict\":\"allow\""), run.toString());
+            } else {
+                assertFalse(mapped, run.toString());
+                assertTrue(run.out().contains("cannot read the fds of process " + listener.pid()), run.toString());
+            }
+        } finally {
+            Files.deleteIfExists(host);
+            Files.deleteIfExists(folder);
+        }
     }
 
     /** The relay's descriptor budget: two per connection of the default relay budget, plus its 512 in reserve. */
