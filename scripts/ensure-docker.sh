@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Starts a Docker engine when none answers (root only) and imports the busybox test image
-# from the busybox-static package. Prints nothing on success; exits non-zero with a reason.
+# Starts a Docker engine when none answers (root only) and imports the test images: busybox from
+# the busybox-static package, and a glibc base (this host's glibc, bash and the few coreutils the
+# distribution's launcher uses) that packaging/Dockerfile is built on in a test, since no base
+# image can be pulled. Prints nothing on success; exits non-zero with a reason.
 set -euo pipefail
 image=portcullis-busybox:latest
 
@@ -24,4 +26,22 @@ if ! docker image inspect "$image" >/dev/null 2>&1; then
     cp "$busybox" "$rootfs/bin/busybox"
     for applet in sh nc httpd sleep cat echo ls; do ln -s busybox "$rootfs/bin/$applet"; done
     tar -C "$rootfs" -c . | docker import - "$image" >/dev/null
+fi
+
+base=portcullis-glibc-base:latest
+if ! docker image inspect "$base" >/dev/null 2>&1; then
+    base_rootfs=$(mktemp -d)
+    trap 'rm -rf "${rootfs:-}" "$base_rootfs"' EXIT
+    programs=(/bin/sh /bin/bash /usr/bin/env /usr/bin/readlink /usr/bin/dirname /bin/ln)
+    # What the programs and the JVM's own libraries link (libjvm: libc, libm, libdl, libpthread, librt).
+    libs=$( { ldd "${programs[@]}"; ldconfig -p; } 2>/dev/null |
+        grep -oE '/[^ ]*/(libc|libm|libdl|libpthread|librt|libtinfo)\.so\.[0-9]+|/[^ ]*/ld-linux-x86-64\.so\.2' | sort -u)
+    for file in "${programs[@]}" $libs; do
+        mkdir -p "$base_rootfs$(dirname "$file")"
+        cp -L "$file" "$base_rootfs$file"
+    done
+    mkdir -p "$base_rootfs/tmp" "$base_rootfs/etc" "$base_rootfs/usr/local/bin" "$base_rootfs/opt"
+    chmod 1777 "$base_rootfs/tmp"
+    echo 'root:x:0:0:root:/root:/bin/sh' >"$base_rootfs/etc/passwd"
+    tar -C "$base_rootfs" -c . | docker import - "$base" >/dev/null
 fi

@@ -45,11 +45,9 @@ public final class Main implements Runnable {
 
     /** Runs the command line with these streams; returns the exit status. Never throws. */
     public static int run(String[] args, InputStream stdin, PrintStream stdout, PrintStream stderr) {
-        CommandLine cli = new CommandLine(new Main(stdin));
-        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        CommandLine cli = commandLine(stdin);
         cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
-        giveVersion(cli);
         cli.setParameterExceptionHandler(Main::usageError);
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             commandLine.getErr().println("portcullis " + commandLine.getCommandName() + ": " + e);
@@ -62,6 +60,21 @@ public final class Main implements Runnable {
             stderr.println("portcullis: " + e);
             return 2;
         }
+    }
+
+    /**
+     * The command line as {@link #run} parses it, for the tools that write its shell completion and
+     * manual pages from the model (scripts/dist.sh); it reads standard input if executed.
+     */
+    public static CommandLine commandLine() {
+        return commandLine(System.in);
+    }
+
+    private static CommandLine commandLine(InputStream stdin) {
+        CommandLine cli = new CommandLine(new Main(stdin));
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        giveVersion(cli);
+        return cli;
     }
 
     /** Every subcommand answers --version with the top level's line. */

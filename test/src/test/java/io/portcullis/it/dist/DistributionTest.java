@@ -1,0 +1,127 @@
+package io.portcullis.it.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.portcullis.it.world.Run;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SPEC R43's distribution on this machine as on a host with no JDK and no Maven: installed into a
+ * fresh prefix, run with a PATH that has neither and no JAVA_HOME. The run's traffic stays on
+ * loopback: its one forward has nothing listening behind it, and its proxied name is refused before
+ * any lookup.
+ */
+class DistributionTest {
+    @RegisterExtension
+    static final Installation installed = Installation.create();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theCommandsSeeNoJavaAndNoMaven() throws Exception {
+        Run run = Run.of(
+                installed.command(List.of("sh", "-c", "command -v java mvn javac; echo JAVA_HOME=$JAVA_HOME")), "", 10);
+        assertEquals("JAVA_HOME=\n", run.out(), run.toString());
+    }
+
+    @Test
+    void versionAnswersOnTheDistributionsOwnRuntime() throws Exception {
+        Run run = installed.run(List.of("--version"));
+        assertEquals(0, run.exit(), run.toString());
+        assertEquals("portcullis 0.1.0\n", run.out(), run.toString());
+        Run entry = installed.run(List.of("entry", "--version"));
+        assertEquals(0, entry.exit(), entry.toString());
+        assertEquals("portcullis 0.1.0\n", entry.out(), entry.toString());
+    }
+
+    @Test
+    void runGivesTheCommandsStatusAndTheRefusalsThePolicyGives() throws Exception {
+        int port = freeLoopbackPort();
+        Path host = dir.resolve("host.json");
+        // A name server where nothing answers, on loopback: no lookup leaves this machine whatever happens.
+        Files.writeString(host, "{\"dns\": {\"servers\": [\"127.0.0.1:9\"], \"timeoutMillis\": 500}}");
+        Path log = dir.resolve("decisions.jsonl");
+        String script = "curl -sS --max-time 10 http://127.0.0.1:" + port + "/; echo forward=$?; "
+                + "curl -sS --max-time 10 -o /dev/null https://not-listed.example.test/; echo proxy=$?; exit 7";
+        Run run = installed.run(List.of(
+                "run",
+                "--host",
+                host.toString(),
+                "--allow",
+                "127.0.0.1:" + port,
+                "--log",
+                log.toString(),
+                "--",
+                "/bin/sh",
+                "-c",
+                script));
+        assertEquals(7, run.exit(), run.toString());
+        // curl: 52 is an empty reply (the forward closed), 56 a CONNECT answered 403.
+        assertTrue(run.out().contains("forward=52\n") && run.out().contains("proxy=56\n"), run.toString());
+        String decisions = Files.readString(log);
+        assertTrue(
+                decisions.contains("\"target\":\"forward:" + port + "\"")
+                        && decisions.contains("\"code\":\"owner-none\""),
+                decisions);
+        assertTrue(
+                decisions.contains("\"target\":\"not-listed.example.test:443\"")
+                        && decisions.contains("\"code\":\"not-listed\""),
+                decisions);
+    }
+
+    /** The entry's AOT cache was trained by the runtime beside it and still maps after the move to this prefix. */
+    @Test
+    void theEntrysStartUpCacheIsUsableWhereItWasInstalled() throws Exception {
+        Path home = installed.prefix().resolve("lib/portcullis");
+        Run run = Run.of(
+                installed.command(List.of(
+                        home.resolve("runtime/bin/java").toString(),
+                        "-XX:AOTMode=on",
+                        "-XX:AOTCache=" + home.resolve("netns-entry.aot"),
+                        "-XX:-UsePerfData",
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
+                        "-Xss256k",
+                        "-Xms8m",
+                        "-Xmx32m",
+                        "-XX:ReservedCodeCacheSize=16m",
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-cp",
+                        home.resolve("netns-entry.jar").toString(),
+                        "io.portcullis.entry.Main",
+                        "--version")),
+                "",
+                30);
+        assertEquals(0, run.exit(), run.toString());
+        assertFalse(run.err().contains("AOT"), run.err());
+    }
+
+    /**
+     * The demo loads what the other commands do and more (the resolver, TLS, docker-java, origins
+     * started with this runtime's java), so a module missing from the runtime shows here. Its world
+     * lives in namespaces with no route out.
+     */
+    @Test
+    void theDemoRunsOnTheDistributionsRuntime() throws Exception {
+        Run run = Run.of(installed.portcullis(List.of("demo")), "", 120);
+        assertEquals(0, run.exit(), run.toString());
+        assertTrue(run.out().contains("HTTP 200"), run.out());
+        assertFalse(run.err().contains("Exception") || run.err().contains("Error:"), run.err());
+    }
+
+    private static int freeLoopbackPort() throws Exception {
+        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
