@@ -1,0 +1,111 @@
+package io.portcullis.relay.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.portcullis.owner.OwnerEvidence;
+import io.portcullis.relay.observe.Decision;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RefusalLineTest {
+    private static final RefusalLine INVOKER_1000 = new RefusalLine(1000, false);
+
+    private static Decision decision(
+            String kind, String target, List<String> resolved, String verdict, String code, OwnerEvidence owner) {
+        return new Decision(
+                "2026-01-01T00:00:00Z", "run-1", 1, kind, target, resolved, null, verdict, code, owner, 0, 0, 1, 1);
+    }
+
+    private static OwnerEvidence listenerOf(int uid) {
+        return new OwnerEvidence(
+                List.of(new OwnerEvidence.Listener("inet", "127.0.0.1", 5000, uid, 42, false, "")), List.of(), null);
+    }
+
+    @Test
+    void aRefusedConnectIsOneLineWithItsCodeAndSentence() {
+        assertEquals(
+                Optional.of("portcullis: refused proxy nas.lan:22: not-listed (no listed entry matches and the"
+                        + " internet shape does not apply)"),
+                INVOKER_1000.of(decision("proxy", "nas.lan:22", List.of(), "deny", "not-listed", null)));
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> nothing")
+    @CsvSource({"allow, ", "error, client-closed"})
+    void anAllowedConnectionOrAClientThatLeftPrintsNothing(String verdict, String code) {
+        assertEquals(
+                Optional.empty(), INVOKER_1000.of(decision("proxy", "nas.lan:443", List.of(), verdict, code, null)));
+    }
+
+    @Test
+    void aFailedConnectionSaysFailed() {
+        assertEquals(
+                Optional.of("portcullis: failed forward 127.0.0.1:5000: connect-failed (every checked address refused"
+                        + " the connection)"),
+                INVOKER_1000.of(
+                        decision("forward", "forward:5000", List.of("127.0.0.1"), "error", "connect-failed", null)));
+    }
+
+    /** Issue 12: the refusal names the socket's real uid and the host-file field that would let it through. */
+    @Test
+    void anotherUsersServiceNamesItsUidTheGatewaysAndWhatToChange() {
+        String line = INVOKER_1000
+                .of(decision(
+                        "forward", "forward:5000", List.of("127.0.0.1"), "deny", "owner-other-user", listenerOf(4100)))
+                .orElseThrow();
+        assertEquals(
+                "portcullis: refused forward 127.0.0.1:5000: owner-other-user (the listener belongs to another user:"
+                        + " the socket is uid 4100's, and the gateway's uid is 1000 (the uid that runs portcullis);"
+                        + " to reach that user's services, set owner.gatewayUid 4100 in the host file (--host))",
+                line);
+        String fromFile = new RefusalLine(0, true)
+                .of(decision("forward", "forward:5000", List.of("::1"), "deny", "owner-other-user", listenerOf(4100)))
+                .orElseThrow();
+        assertTrue(
+                fromFile.startsWith("portcullis: refused forward [::1]:5000: owner-other-user")
+                        && fromFile.contains("the gateway's uid is 0 (owner.gatewayUid in --host)"),
+                fromFile);
+    }
+
+    @Test
+    void aRootServiceSaysHowToReachIt() {
+        String line = INVOKER_1000
+                .of(decision("forward", "forward:5000", List.of("127.0.0.1"), "deny", "owner-root", listenerOf(0)))
+                .orElseThrow();
+        assertTrue(line.contains("run it as uid 1000, the gateway's user, or set owner.gatewayUid"), line);
+    }
+
+    @Test
+    void aDnsRefusalNamesTheName() {
+        assertEquals(
+                "portcullis: refused DNS secret.example: not-listed (no listed entry matches and the internet shape"
+                        + " does not apply)",
+                INVOKER_1000
+                        .of(decision("dns", "secret.example", List.of(), "deny", "not-listed", null))
+                        .orElseThrow());
+    }
+
+    @Test
+    void runDecisionsWriteEachRefusalOnceAndEveryDecisionToTheLog() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        List<Decision> logged = new ArrayList<>();
+        Decision refused = decision("dns", "secret.example", List.of(), "deny", "not-listed", null);
+        try (RunDecisions decisions = new RunDecisions(
+                INVOKER_1000, new PrintStream(err, true, StandardCharsets.UTF_8), Optional.of(logged::add))) {
+            decisions.accept(decision("proxy", "nas.lan:443", List.of(), "allow", null, null));
+            decisions.accept(refused);
+            decisions.accept(refused); // A and AAAA: the same line within a second
+        }
+        assertEquals(3, logged.size());
+        assertEquals(
+                List.of(INVOKER_1000.of(refused).orElseThrow()),
+                err.toString(StandardCharsets.UTF_8).lines().toList());
+    }
+}
