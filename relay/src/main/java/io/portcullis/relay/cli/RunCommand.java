@@ -130,12 +130,16 @@ final class RunCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
-        return run(
-                policy,
-                host,
-                new RefusalLine(host.owner().gatewayUid(), host.owner().gatewayUid() != invoking),
-                sandbox,
-                err);
+        return run(policy, host, refusalLine(host, uid, invoking), sandbox, err);
+    }
+
+    /** How refusals read: with the gateway's uid and where it came from. */
+    private static RefusalLine refusalLine(HostConfig host, int uid, int invoking) {
+        int gateway = host.owner().gatewayUid();
+        String origin = gateway != RunPolicy.hostDefaults(invoking).owner().gatewayUid()
+                ? RefusalLine.HOST_FILE
+                : invoking != uid ? RefusalLine.SUDO : invoking == 0 ? RefusalLine.ROOT : RefusalLine.INVOKER;
+        return new RefusalLine(gateway, origin);
     }
 
     private SpawnPolicy policy(int uid, List<String> problems) {

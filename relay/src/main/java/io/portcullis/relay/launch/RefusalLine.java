@@ -4,6 +4,7 @@ import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -13,10 +14,19 @@ import java.util.Optional;
  * parenthesis also says what the check saw and what to change. Pure: built from the decision
  * record alone, which the JSON line is built from too.
  *
- * @param gatewayUid the gateway's uid the run's owner check uses
- * @param fromHostFile whether that uid is the host file's {@code owner.gatewayUid}, not the invoking uid
+ * @param gatewayUid the gateway's uid the run's owner check uses; -1 for none
+ * @param origin where that uid (or its absence) comes from, e.g. {@code owner.gatewayUid in --host}
  */
-public record RefusalLine(int gatewayUid, boolean fromHostFile) {
+public record RefusalLine(int gatewayUid, String origin) {
+    public static final String HOST_FILE = "owner.gatewayUid in --host";
+    public static final String INVOKER = "the uid that runs portcullis";
+    public static final String SUDO = "SUDO_UID, the uid that ran sudo";
+    public static final String ROOT = "root is never taken as the gateway's user";
+
+    public RefusalLine {
+        Objects.requireNonNull(origin, "origin");
+    }
+
     private static final String FORWARD = "forward:";
 
     /** The line for {@code decision}; empty for an allowed one and for a client that left before an answer. */
@@ -60,8 +70,9 @@ public record RefusalLine(int gatewayUid, boolean fromHostFile) {
             case OWNER_OTHER_USER -> otherUser(evidence);
             case OWNER_ROOT ->
                 "; a root service is reached only as a port that a container publishes: run it as "
-                        + (gatewayUid >= 0 ? "uid " + gatewayUid + ", the gateway's user" : "the gateway's user")
-                        + ", or set owner.gatewayUid in the host file (--host)";
+                        + (gatewayUid >= 0
+                                ? "uid " + gatewayUid + ", the gateway's user"
+                                : "your own user, and portcullis as that user (or with sudo)");
             case OWNER_DEFAULT_USER ->
                 "; the entry's source is default: source owner in the spawn policy reaches the gateway user's service";
             case OWNER_CHECKOUT -> "; " + holders(evidence) + " runs under one of the host file's owner.roots";
@@ -80,12 +91,12 @@ public record RefusalLine(int gatewayUid, boolean fromHostFile) {
                 .findFirst();
         String whose = other.map(uid -> ": the socket is uid " + uid + "'s").orElse("");
         String gateway = gatewayUid < 0
-                ? "the host file (--host) names no gateway uid"
-                : "the gateway's uid is " + gatewayUid
-                        + (fromHostFile ? " (owner.gatewayUid in --host)" : " (the uid that runs portcullis)");
-        String change = other.map(uid -> "owner.gatewayUid " + uid).orElse("owner.gatewayUid");
-        return whose + ", and " + gateway + "; to reach that user's services, set " + change
-                + " in the host file (--host)";
+                ? "there is no gateway uid (" + origin + ")"
+                : "the gateway's uid is " + gatewayUid + " (" + origin + ")";
+        String as = other.map(uid -> "uid " + uid).orElse("that user");
+        String field = other.map(uid -> "owner.gatewayUid " + uid).orElse("owner.gatewayUid");
+        return whose + ", and " + gateway + "; to reach that user's services, run portcullis as " + as
+                + " (or with sudo from it), or set " + field + " in the host file (--host)";
     }
 
     private static String holders(OwnerEvidence evidence) {

@@ -91,9 +91,15 @@ public final class RunPolicy {
         return uid <= Integer.MAX_VALUE ? (int) uid : processUid;
     }
 
-    /** The host configuration's defaults for a run: {@code gatewayUid} as the gateway's uid, the rest as always. */
-    public static HostConfig hostDefaults(int gatewayUid) {
-        return HostConfig.DEFAULTS.withOwner(HostConfig.DEFAULTS.owner().withGateway(gatewayUid, 0));
+    /**
+     * The host configuration's defaults for a run by {@code invokingUid}: that uid as the gateway's,
+     * the rest as always. Root is never taken as the gateway's user: a root socket stays root's, which
+     * only a container's published port may be (R32), and a check over every root process would fail
+     * on the first one it may not read (a process of another user namespace refuses even root).
+     */
+    public static HostConfig hostDefaults(int invokingUid) {
+        int gateway = invokingUid == 0 ? HostConfig.DEFAULTS.owner().gatewayUid() : invokingUid;
+        return HostConfig.DEFAULTS.withOwner(HostConfig.DEFAULTS.owner().withGateway(gateway, 0));
     }
 
     /** The uid of this process, which the sandbox maps to itself. */

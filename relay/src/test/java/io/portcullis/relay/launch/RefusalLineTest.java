@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class RefusalLineTest {
-    private static final RefusalLine INVOKER_1000 = new RefusalLine(1000, false);
+    private static final RefusalLine INVOKER_1000 = new RefusalLine(1000, RefusalLine.INVOKER);
 
     private static Decision decision(
             String kind, String target, List<String> resolved, String verdict, String code, OwnerEvidence owner) {
@@ -63,9 +63,10 @@ class RefusalLineTest {
         assertEquals(
                 "portcullis: refused forward 127.0.0.1:5000: owner-other-user (the listener belongs to another user:"
                         + " the socket is uid 4100's, and the gateway's uid is 1000 (the uid that runs portcullis);"
-                        + " to reach that user's services, set owner.gatewayUid 4100 in the host file (--host))",
+                        + " to reach that user's services, run portcullis as uid 4100 (or with sudo from it), or set"
+                        + " owner.gatewayUid 4100 in the host file (--host))",
                 line);
-        String fromFile = new RefusalLine(0, true)
+        String fromFile = new RefusalLine(0, RefusalLine.HOST_FILE)
                 .of(decision("forward", "forward:5000", List.of("::1"), "deny", "owner-other-user", listenerOf(4100)))
                 .orElseThrow();
         assertTrue(
@@ -75,11 +76,30 @@ class RefusalLineTest {
     }
 
     @Test
+    void aRunByRootHasNoGatewayAndSaysSo() {
+        String line = new RefusalLine(-1, RefusalLine.ROOT)
+                .of(decision(
+                        "forward", "forward:5000", List.of("127.0.0.1"), "deny", "owner-other-user", listenerOf(1000)))
+                .orElseThrow();
+        assertTrue(
+                line.contains("the socket is uid 1000's, and there is no gateway uid (root is never taken as the"
+                        + " gateway's user); to reach that user's services, run portcullis as uid 1000"),
+                line);
+    }
+
+    @Test
     void aRootServiceSaysHowToReachIt() {
         String line = INVOKER_1000
                 .of(decision("forward", "forward:5000", List.of("127.0.0.1"), "deny", "owner-root", listenerOf(0)))
                 .orElseThrow();
-        assertTrue(line.contains("run it as uid 1000, the gateway's user, or set owner.gatewayUid"), line);
+        assertTrue(
+                line.endsWith("; a root service is reached only as a port that a container publishes: run it as"
+                        + " uid 1000, the gateway's user)"),
+                line);
+        String byRoot = new RefusalLine(-1, RefusalLine.ROOT)
+                .of(decision("forward", "forward:5000", List.of("127.0.0.1"), "deny", "owner-root", listenerOf(0)))
+                .orElseThrow();
+        assertTrue(byRoot.endsWith("run it as your own user, and portcullis as that user (or with sudo))"), byRoot);
     }
 
     @Test

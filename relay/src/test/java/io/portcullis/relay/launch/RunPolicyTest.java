@@ -101,10 +101,10 @@ class RunPolicyTest {
     }
 
     @Test
-    void aRunsHostDefaultsNameTheInvokingUidAsTheGateways() {
-        assertEquals(1000, RunPolicy.hostDefaults(1000).owner().gatewayUid());
+    void aRunsHostDefaultsNameTheInvokingUidAsTheGatewaysButNeverRoot() {
         assertEquals(
                 HostConfig.DEFAULTS.withOwner(HostConfig.DEFAULTS.owner().withGateway(1000, 0)),
                 RunPolicy.hostDefaults(1000));
+        assertEquals(HostConfig.DEFAULTS, RunPolicy.hostDefaults(0));
     }
 }

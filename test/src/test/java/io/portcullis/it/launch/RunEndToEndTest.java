@@ -334,16 +334,23 @@ class RunEndToEndTest {
      * (R31). Run by that user, and by root under sudo for that user (SUDO_UID).
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"by the user", "by root under sudo"})
+    @ValueSource(strings = {"by the user", "by root under sudo", "by root with a host file naming the uid"})
     void theDocumentedForwardReachesTheInvokingUsersOwnService(String how) throws Exception {
         try (Service service = Service.start(NOBODY)) {
             ProcessBuilder builder = forwardExample(service.port());
-            if (how.equals("by the user")) {
-                List<String> argv = new ArrayList<>(asUser(NOBODY));
-                argv.addAll(builder.command());
-                builder.command(argv);
-            } else {
-                builder.environment().put("SUDO_UID", NOBODY);
+            builder.environment().remove("SUDO_UID");
+            switch (how) {
+                case "by the user" -> {
+                    List<String> argv = new ArrayList<>(asUser(NOBODY));
+                    argv.addAll(builder.command());
+                    builder.command(argv);
+                }
+                case "by root under sudo" -> builder.environment().put("SUDO_UID", NOBODY);
+                default -> {
+                    Path gateway = Files.writeString(
+                            dir.resolve("gateway.json"), "{\"owner\": {\"gatewayUid\": " + NOBODY + "}}");
+                    builder.command().addAll(2, List.of("--host", gateway.toString()));
+                }
             }
             Run run = Run.of(builder, "", 60);
             assertEquals(0, run.exit(), run.toString());
@@ -353,8 +360,9 @@ class RunEndToEndTest {
     }
 
     /**
-     * Issue 12: root's run (no sudo) against uid 65534's service: refused, in one readable line that
-     * names the socket's real uid and the host-file field to change, and the JSON line goes to --log.
+     * Issue 12: root's run (no sudo; root is never taken as the gateway's user) against uid 65534's
+     * service: refused, in one readable line that names the socket's real uid and what to change,
+     * and the JSON line goes to --log.
      */
     @Test
     void anotherUsersServiceIsRefusedInOneLineThatSaysWhatToChange() throws Exception {
@@ -367,9 +375,10 @@ class RunEndToEndTest {
             assertEquals(52, run.exit(), run.toString());
             assertEquals(
                     List.of("portcullis: refused forward 127.0.0.1:" + service.port() + ": owner-other-user (the"
-                            + " listener belongs to another user: the socket is uid 65534's, and the gateway's uid is"
-                            + " 0 (the uid that runs portcullis); to reach that user's services, set owner.gatewayUid"
-                            + " 65534 in the host file (--host))"),
+                            + " listener belongs to another user: the socket is uid 65534's, and there is no gateway"
+                            + " uid (root is never taken as the gateway's user); to reach that user's services, run"
+                            + " portcullis as uid 65534 (or with sudo from it), or set owner.gatewayUid 65534 in the"
+                            + " host file (--host))"),
                     refusals(run),
                     run.err());
             assertFalse(run.err().contains("\"verdict\""), run.err());
