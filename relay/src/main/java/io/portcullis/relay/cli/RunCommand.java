@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
             "Each refused connection is one line on standard error (portcullis: refused ...); allowed ones print "
                     + "nothing. One JSON decision line per connection goes to --log FILE, else the host's log.file, "
                     + "else nowhere. The gateway's uid for the owner check (a loopback forward) is the host's "
-                    + "owner.gatewayUid, else the uid that runs this (under sudo: SUDO_UID), so that user's own "
+                    + "owner.gatewayUid, else the uid that runs this (under sudo: SUDO_UID; never root), so that user's own "
                     + "services are reachable when listed. SIGINT and SIGTERM stop the command; the spawn's "
                     + "directory is removed on every exit.",
         },
