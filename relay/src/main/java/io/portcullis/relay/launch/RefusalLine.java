@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * The one readable line that {@code portcullis run} prints on standard error for a refused or
- * failed connection (SPEC R43), e.g. {@code portcullis: refused proxy nas.lan:22: not-listed (no
+ * failed connection (SPEC R43), e.g. {@code portcullis: refused CONNECT nas.lan:22: not-listed (no
  * listed entry matches and the internet shape does not apply)}. For the owner check's codes the
  * parenthesis also says what the check saw and what to change. Pure: built from the decision
  * record alone, which the JSON line is built from too.
@@ -50,6 +50,7 @@ public record RefusalLine(int gatewayUid, String origin) {
             case "dns" -> "DNS " + target;
             case "named" -> "tcp " + target;
             case "door" -> target;
+            case "proxy" -> (decision.method() == null ? "proxy" : decision.method()) + " " + target;
             default -> decision.kind() + " " + target;
         };
     }

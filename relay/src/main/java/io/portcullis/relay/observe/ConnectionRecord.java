@@ -46,6 +46,7 @@ public final class ConnectionRecord {
     private long generation;
     private String end;
     private Decision.Shadow shadow;
+    private String method;
 
     private ConnectionRecord(String spawn, long id, InstantSource clock, DecisionSink sink) {
         this.spawn = Objects.requireNonNull(spawn, "spawn");
@@ -102,6 +103,11 @@ public final class ConnectionRecord {
 
     public void target(String value) {
         target = value;
+    }
+
+    /** The request's method on the proxy port; the person's line names it, the JSON line does not. */
+    public void method(String value) {
+        method = value;
     }
 
     public void resolved(List<InetAddress> addresses) {
@@ -234,6 +240,7 @@ public final class ConnectionRecord {
                 Math.max(0, Duration.between(start, now).toMillis()),
                 generation,
                 end,
-                shadow));
+                shadow,
+                method));
     }
 }

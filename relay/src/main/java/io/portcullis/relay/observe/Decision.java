@@ -1,5 +1,6 @@
 package io.portcullis.relay.observe;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.portcullis.owner.OwnerEvidence;
 import java.util.List;
@@ -29,6 +30,8 @@ import java.util.Objects;
  *     client-reset} (the other way round); null otherwise
  * @param shadow what the spawn's shadow policy would have answered (SPEC R26), only when that
  *     differs from {@code verdict} and {@code code}; left out of the line otherwise
+ * @param method the request's method on the proxy port ({@code CONNECT}, {@code GET}...), for the
+ *     readable line of {@code portcullis run}; never in the JSON line; null when none was read
  */
 public record Decision(
         String time,
@@ -46,7 +49,8 @@ public record Decision(
         long durationMillis,
         long generation,
         String end,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Shadow shadow) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Shadow shadow,
+        @JsonIgnore String method) {
 
     /**
      * The shadow policy's answer where it differs from the enforced one.
@@ -94,6 +98,44 @@ public record Decision(
             throw new IllegalArgumentException("bytesUp/bytesDown/durationMillis: " + bytesUp + "/" + bytesDown + "/"
                     + durationMillis + " (expected: >= 0)");
         }
+    }
+
+    /** A decision whose request method is not known. */
+    public Decision(
+            String time,
+            String spawn,
+            long connection,
+            String kind,
+            String target,
+            List<String> resolved,
+            String dialed,
+            String verdict,
+            String code,
+            OwnerEvidence owner,
+            long bytesUp,
+            long bytesDown,
+            long durationMillis,
+            long generation,
+            String end,
+            Shadow shadow) {
+        this(
+                time,
+                spawn,
+                connection,
+                kind,
+                target,
+                resolved,
+                dialed,
+                verdict,
+                code,
+                owner,
+                bytesUp,
+                bytesDown,
+                durationMillis,
+                generation,
+                end,
+                shadow,
+                null);
     }
 
     /** A decision of a spawn without a shadow, or whose shadow agreed. */

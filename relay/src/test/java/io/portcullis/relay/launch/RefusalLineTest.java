@@ -29,12 +29,41 @@ class RefusalLineTest {
                 List.of(new OwnerEvidence.Listener("inet", "127.0.0.1", 5000, uid, 42, false, "")), List.of(), null);
     }
 
+    private static Decision proxied(String method, String target, String code) {
+        return new Decision(
+                "2026-01-01T00:00:00Z",
+                "run-1",
+                1,
+                "proxy",
+                target,
+                List.of(),
+                null,
+                "deny",
+                code,
+                null,
+                0,
+                0,
+                1,
+                1,
+                null,
+                null,
+                method);
+    }
+
     @Test
-    void aRefusedConnectIsOneLineWithItsCodeAndSentence() {
+    void aRefusedConnectIsOneLineWithItsMethodCodeAndSentence() {
         assertEquals(
-                Optional.of("portcullis: refused proxy nas.lan:22: not-listed (no listed entry matches and the"
+                Optional.of("portcullis: refused CONNECT nas.lan:22: not-listed (no listed entry matches and the"
                         + " internet shape does not apply)"),
-                INVOKER_1000.of(decision("proxy", "nas.lan:22", List.of(), "deny", "not-listed", null)));
+                INVOKER_1000.of(proxied("CONNECT", "nas.lan:22", "not-listed")));
+        assertEquals(
+                Optional.of("portcullis: refused GET www.example.test:80: not-listed (no listed entry matches and"
+                        + " the internet shape does not apply)"),
+                INVOKER_1000.of(proxied("GET", "www.example.test:80", "not-listed")));
+        assertEquals(
+                Optional.of("portcullis: refused proxy (no target read): bad-request (the request or its target is"
+                        + " malformed)"),
+                INVOKER_1000.of(proxied(null, null, "bad-request")));
     }
 
     @ParameterizedTest(name = "{0} {1} -> nothing")

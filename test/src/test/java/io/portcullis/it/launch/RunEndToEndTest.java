@@ -127,7 +127,7 @@ class RunEndToEndTest {
                 decisions);
         assertFalse(run.err().contains("\"verdict\""), "with --log, no decision line on stderr");
         assertEquals(
-                List.of("portcullis: refused proxy www.example.test:443: not-listed (no listed entry matches and the"
+                List.of("portcullis: refused CONNECT www.example.test:443: not-listed (no listed entry matches and the"
                         + " internet shape does not apply)"),
                 refusals(run),
                 "one readable line for the refusal, none for the allowed connection: " + run.err());
