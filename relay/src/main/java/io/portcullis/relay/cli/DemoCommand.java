@@ -77,7 +77,9 @@ final class DemoCommand implements Callable<Integer> {
             if (!inOwnNamespace) {
                 return again(err);
             }
-            Demo demo = new Demo(sandbox, RunCommand.entryCommand(), uid);
+            int gatewayUid =
+                    Demo.gatewayUid(RunPolicy.invokingUid(uid, Optional.ofNullable(System.getenv("SUDO_UID"))));
+            Demo demo = new Demo(sandbox, RunCommand.entryCommand(), uid, gatewayUid);
             // Ctrl-C: the world's namespaces, the sandbox and the spawn's directory go too.
             Thread abort = new Thread(demo::abort, "demo-abort");
             Runtime.getRuntime().addShutdownHook(abort);

@@ -2,12 +2,17 @@ package io.portcullis.relay.cli;
 
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.launch.EntryCommand;
 import io.portcullis.relay.launch.Executables;
 import io.portcullis.relay.launch.Launch;
+import io.portcullis.relay.launch.RefusalLine;
+import io.portcullis.relay.launch.RunDecisions;
 import io.portcullis.relay.launch.RunPolicy;
 import io.portcullis.relay.launch.Sandbox;
+import io.portcullis.relay.observe.DecisionSink;
+import io.portcullis.relay.observe.JsonLineSink;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.io.IOException;
@@ -39,8 +44,12 @@ import picocli.CommandLine.Spec;
                     + "loopback HOST:PORT is also a forward of that port to this host's loopback. Only this user's "
                     + "uid may connect to the spawn's socket.",
             "",
-            "One JSON decision line per connection goes to --log FILE, else the host's log.file, else standard "
-                    + "error. SIGINT and SIGTERM stop the command; the spawn's directory is removed on every exit.",
+            "Each refused connection is one line on standard error (portcullis: refused ...); allowed ones print "
+                    + "nothing. One JSON decision line per connection goes to --log FILE, else the host's log.file, "
+                    + "else nowhere. The gateway's uid for the owner check (a loopback forward) is the host's "
+                    + "owner.gatewayUid, else the uid that runs this (under sudo: SUDO_UID; never root), so that user's own "
+                    + "services are reachable when listed. SIGINT and SIGTERM stop the command; the spawn's "
+                    + "directory is removed on every exit.",
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
@@ -69,7 +78,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--allow", paramLabel = "HOST:PORT[/http]", description = "Allow this exact target (repeatable).")
     List<String> allows = new ArrayList<>();
 
-    @Option(names = "--log", paramLabel = "FILE", description = "Append the decision lines to this file.")
+    @Option(
+            names = "--log",
+            paramLabel = "FILE",
+            description = "Append the JSON decision lines to this file (default: the host's log.file, else none).")
     Path logFile;
 
     @Option(
@@ -94,8 +106,15 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
-        SpawnPolicy policy = policy(problems);
-        HostConfig host = host(problems);
+        int uid = -1;
+        try {
+            uid = RunPolicy.currentUid();
+        } catch (IOException e) {
+            problems.add("this process's uid cannot be read: " + e.getMessage());
+        }
+        int invoking = RunPolicy.invokingUid(uid, Optional.ofNullable(System.getenv("SUDO_UID")));
+        SpawnPolicy policy = policy(uid, problems);
+        HostConfig host = host(invoking, problems);
         Sandbox sandbox = null;
         try {
             sandbox = sandboxChoice.resolve(Executables.onPath(System.getenv("PATH")));
@@ -111,12 +130,23 @@ final class RunCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
-        return run(policy, host, sandbox, err);
+        return run(policy, host, refusalLine(host, uid, invoking), sandbox, err);
     }
 
-    private SpawnPolicy policy(List<String> problems) {
+    /** How refusals read: with the gateway's uid and where it came from. */
+    private static RefusalLine refusalLine(HostConfig host, int uid, int invoking) {
+        int gateway = host.owner().gatewayUid();
+        String origin = gateway != RunPolicy.hostDefaults(invoking).owner().gatewayUid()
+                ? RefusalLine.HOST_FILE
+                : invoking != uid ? RefusalLine.SUDO : invoking == 0 ? RefusalLine.ROOT : RefusalLine.INVOKER;
+        return new RefusalLine(gateway, origin);
+    }
+
+    private SpawnPolicy policy(int uid, List<String> problems) {
+        if (uid < 0) {
+            return null;
+        }
         try {
-            int uid = RunPolicy.currentUid();
             if (spawnFile == null) {
                 return RunPolicy.fromAllows("run-" + ProcessHandle.current().pid(), internet, allows, uid);
             }
@@ -127,22 +157,33 @@ final class RunCommand implements Callable<Integer> {
             return RunPolicy.forPeer(SpawnPolicyJson.read(spawnFile), uid);
         } catch (ConfigException e) {
             problems.addAll(e.problems().isEmpty() ? List.of(e.getMessage()) : e.problems());
-        } catch (IOException e) {
-            problems.add("this process's uid cannot be read: " + e.getMessage());
         }
         return null;
     }
 
-    private HostConfig host(List<String> problems) {
-        HostConfig host = ConfigFiles.host(hostFile, problems);
+    /** The host file, whose gateway uid is the invoking user's unless it names one. */
+    private HostConfig host(int invoking, List<String> problems) {
+        HostConfig defaults = RunPolicy.hostDefaults(invoking);
+        HostConfig host =
+                hostFile == null ? defaults : ConfigFiles.load(() -> HostConfigJson.read(hostFile, defaults), problems);
         if (host == null || logFile == null) {
             return host;
         }
         return host.withLog(new HostConfig.Log(Optional.of(logFile.toAbsolutePath())));
     }
 
-    private int run(SpawnPolicy policy, HostConfig host, Sandbox sandbox, PrintWriter err) throws InterruptedException {
-        Relay.Builder builder = Relay.builder(host);
+    private int run(SpawnPolicy policy, HostConfig host, RefusalLine format, Sandbox sandbox, PrintWriter err)
+            throws InterruptedException {
+        Optional<JsonLineSink> json;
+        try {
+            json = host.log().file().isPresent()
+                    ? Optional.of(JsonLineSink.toFile(host.log().file().get()))
+                    : Optional.empty();
+        } catch (IOException e) {
+            return failed(err, "cannot open the decision log: " + e.getMessage());
+        }
+        RunDecisions decisions = new RunDecisions(format, System.err, json.map(DecisionSink.class::cast));
+        Relay.Builder builder = Relay.builder(host).decisions(decisions);
         if (parent != null) {
             builder.directory(parent);
         }
@@ -150,6 +191,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             relay = builder.start();
         } catch (IOException e) {
+            closeLogs(decisions, json);
             return failed(err, "cannot start the relay: " + e.getMessage());
         }
         AtomicReference<Launch> launch = new AtomicReference<>();
@@ -164,6 +206,7 @@ final class RunCommand implements Callable<Integer> {
                         Thread.currentThread().interrupt();
                     }
                     stop(running, relay, err);
+                    closeLogs(decisions, json);
                     Runtime.getRuntime().halt(status);
                 },
                 "run-stop");
@@ -183,12 +226,19 @@ final class RunCommand implements Callable<Integer> {
             return failed(err, "cannot start the command: " + e.getMessage());
         } finally {
             stop(launch.get(), relay, err);
+            closeLogs(decisions, json);
             try {
                 Runtime.getRuntime().removeShutdownHook(stopOnSignal);
             } catch (IllegalStateException shuttingDown) {
                 // The hook is running already and will halt.
             }
         }
+    }
+
+    /** After the relay: its last decisions are written by then. */
+    private static synchronized void closeLogs(RunDecisions decisions, Optional<JsonLineSink> json) {
+        decisions.close();
+        json.ifPresent(JsonLineSink::close);
     }
 
     /** {@code ./portcullis entry} when this runs from that executable, else this JVM with the entry's jar. */

@@ -27,11 +27,24 @@ public final class HostConfigJson {
     private HostConfigJson() {}
 
     public static HostConfig read(Path file) throws ConfigException {
-        return parse(file.toString(), JsonText.read(file));
+        return read(file, HostConfig.DEFAULTS);
+    }
+
+    /** As {@link #read(Path)}; what the file leaves out comes from {@code defaults}. */
+    public static HostConfig read(Path file, HostConfig defaults) throws ConfigException {
+        return parse(file.toString(), JsonText.read(file), defaults);
     }
 
     /** @param source names the text in the exception's message, e.g. the file name */
     public static HostConfig parse(String source, String json) throws ConfigException {
+        return parse(source, json, HostConfig.DEFAULTS);
+    }
+
+    /**
+     * As {@link #parse(String, String)}; each field the text leaves out, at any depth, takes its
+     * value from {@code defaults} ({@code portcullis run} passes the invoking uid as the gateway's).
+     */
+    public static HostConfig parse(String source, String json, HostConfig defaults) throws ConfigException {
         List<String> problems = new ArrayList<>();
         JsonObject top = JsonObject.of(
                 problems,
@@ -48,14 +61,14 @@ public final class HostConfigJson {
         if (top == null) {
             throw new ConfigException(source, problems);
         }
-        List<Cidr> deny = top.strings("denyList", DenyList.DEFAULT.blocks(), Cidr::parse);
-        List<String> ownNames = top.strings("ownNames", List.of(), HostConfigJson::name);
-        List<InetAddress> ownAddresses = top.strings("ownAddresses", List.of(), HostConfigJson::address);
-        HostConfig.Dns dns = dns(top);
-        OwnerConfig owner = owner(top);
-        HostConfig.Limits limits = limits(top);
-        HostConfig.Log log = log(top);
-        Optional<HostConfig.Upstream> upstream = upstream(top);
+        List<Cidr> deny = top.strings("denyList", defaults.denyList().blocks(), Cidr::parse);
+        List<String> ownNames = top.strings("ownNames", defaults.ownNames(), HostConfigJson::name);
+        List<InetAddress> ownAddresses = top.strings("ownAddresses", defaults.ownAddresses(), HostConfigJson::address);
+        HostConfig.Dns dns = dns(top, defaults.dns());
+        OwnerConfig owner = owner(top, defaults.owner());
+        HostConfig.Limits limits = limits(top, defaults.limits());
+        HostConfig.Log log = log(top, defaults.log());
+        Optional<HostConfig.Upstream> upstream = upstream(top, defaults.upstream());
         if (deny != null
                 && upstream != null
                 && upstream.isPresent()
@@ -113,18 +126,17 @@ public final class HostConfigJson {
         return new InetSocketAddress(target.literal(), target.port());
     }
 
-    private static HostConfig.Dns dns(JsonObject top) {
+    private static HostConfig.Dns dns(JsonObject top, HostConfig.Dns d) {
         JsonObject dns = top.object("dns", "servers", "timeoutMillis");
         if (dns == null) {
-            return HostConfig.Dns.DEFAULTS;
+            return d;
         }
-        List<InetSocketAddress> servers = dns.strings("servers", List.of(), HostConfigJson::server);
-        Duration timeout = millis(dns, "timeoutMillis", HostConfig.Dns.DEFAULT_TIMEOUT);
+        List<InetSocketAddress> servers = dns.strings("servers", d.servers(), HostConfigJson::server);
+        Duration timeout = millis(dns, "timeoutMillis", d.timeout());
         return servers == null || timeout == null ? null : new HostConfig.Dns(servers, timeout);
     }
 
-    private static HostConfig.Limits limits(JsonObject top) {
-        HostConfig.Limits d = HostConfig.Limits.DEFAULTS;
+    private static HostConfig.Limits limits(JsonObject top, HostConfig.Limits d) {
         JsonObject limits = top.object(
                 "limits",
                 "headerBytes",
@@ -187,23 +199,20 @@ public final class HostConfigJson {
                 burst.intValue());
     }
 
-    private static HostConfig.Log log(JsonObject top) {
+    private static HostConfig.Log log(JsonObject top, HostConfig.Log d) {
         JsonObject log = top.object("log", "file");
-        if (log == null) {
-            return HostConfig.Log.DEFAULTS;
-        }
-        if (log.get("file") == null) {
-            return HostConfig.Log.DEFAULTS;
+        if (log == null || log.get("file") == null) {
+            return d;
         }
         Path file = log.parsed("file", true, SpawnPolicyJson::absolutePath);
         return file == null ? null : new HostConfig.Log(Optional.of(file));
     }
 
     /** The upstream proxy (R25); empty when absent, null when wrong. */
-    private static Optional<HostConfig.Upstream> upstream(JsonObject top) {
+    private static Optional<HostConfig.Upstream> upstream(JsonObject top, Optional<HostConfig.Upstream> d) {
         JsonObject upstream = top.object("upstream", "proxy", "credentialsFile", "bypass", "sendNames");
         if (upstream == null) {
-            return top.has("upstream") ? null : Optional.empty();
+            return top.has("upstream") ? null : d;
         }
         Target proxy = upstream.parsed("proxy", true, HostConfigJson::proxy);
         Path credentials = upstream.parsed("credentialsFile", false, SpawnPolicyJson::absolutePath);
@@ -275,8 +284,7 @@ public final class HostConfigJson {
         return value == null ? null : Duration.ofMillis(value);
     }
 
-    private static OwnerConfig owner(JsonObject top) {
-        OwnerConfig d = OwnerConfig.DEFAULTS;
+    private static OwnerConfig owner(JsonObject top, OwnerConfig d) {
         JsonObject owner = top.object(
                 "owner",
                 "gatewayUid",
@@ -293,11 +301,11 @@ public final class HostConfigJson {
         }
         Long uid = owner.integer("gatewayUid", -1, 0xffff_fffeL, (long) d.gatewayUid());
         Long port = owner.integer("gatewayPort", 0, 65535, (long) d.gatewayPort());
-        List<Path> roots = owner.strings("roots", List.of(), SpawnPolicyJson::absolutePath);
-        List<OwnerConfig.Signature> signatures = owner.list("signatures", List.of(), HostConfigJson::signature);
-        List<String> addons = owner.strings("addons", List.of(), HostConfigJson::addonId);
-        List<Path> bundleDirs = owner.strings("bundleDirs", List.of(), SpawnPolicyJson::absolutePath);
-        Map<String, Set<String>> exceptions = exceptions(owner);
+        List<Path> roots = owner.strings("roots", d.roots(), SpawnPolicyJson::absolutePath);
+        List<OwnerConfig.Signature> signatures = owner.list("signatures", d.signatures(), HostConfigJson::signature);
+        List<String> addons = owner.strings("addons", List.copyOf(d.addons()), HostConfigJson::addonId);
+        List<Path> bundleDirs = owner.strings("bundleDirs", d.bundleDirs(), SpawnPolicyJson::absolutePath);
+        Map<String, Set<String>> exceptions = exceptions(owner, d.exceptions());
         String docker = owner.text("docker", d.dockerEndpoint(), false);
         if (docker != null && !docker.matches("(unix|tcp|npipe)://\\S+")) {
             owner.problem(owner.at("docker"), owner.get("docker"), "unix:///path/to/docker.sock or tcp://host:port");
@@ -345,10 +353,10 @@ public final class HostConfigJson {
         return text;
     }
 
-    private static Map<String, Set<String>> exceptions(JsonObject owner) {
+    private static Map<String, Set<String>> exceptions(JsonObject owner, Map<String, Set<String>> d) {
         JsonObject exceptions = owner.map("exceptions");
         if (exceptions == null) {
-            return owner.get("exceptions") == null ? Map.of() : null;
+            return owner.get("exceptions") == null ? d : null;
         }
         Map<String, Set<String>> out = new LinkedHashMap<>();
         boolean ok = true;

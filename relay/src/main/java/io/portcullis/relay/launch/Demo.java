@@ -36,13 +36,34 @@ public final class Demo {
     private final Sandbox sandbox;
     private final EntryCommand entry;
     private final int uid;
+    private final int gatewayUid;
     private final Deque<AutoCloseable> open = new ConcurrentLinkedDeque<>();
 
-    public Demo(Sandbox sandbox, EntryCommand entry, int uid) {
+    /**
+     * @param uid this process's uid, which runs the sandbox
+     * @param gatewayUid the gateway's user for the owner check: the invoking user's, as under {@code run}
+     */
+    public Demo(Sandbox sandbox, EntryCommand entry, int uid, int gatewayUid) {
         this.sandbox = sandbox;
         this.entry = entry;
         this.uid = uid;
+        this.gatewayUid = gatewayUid;
     }
+
+    /**
+     * The gateway's user in the demo: the invoking user's uid, as under {@code run}; for root
+     * itself, which {@code run} never takes as the gateway's, nobody's uid stands in.
+     */
+    public static int gatewayUid(int invokingUid) {
+        return invokingUid == 0 ? NOBODY : invokingUid;
+    }
+
+    /** The uid of the demo's other user: nobody's, unless that is the gateway's. */
+    static int otherUid(int gatewayUid) {
+        return gatewayUid == NOBODY ? NOBODY - 1 : NOBODY;
+    }
+
+    private static final int NOBODY = 65534;
 
     /** Runs the demo and prints its table; true when every connection got the verdict its policy gives. */
     public boolean run(PrintWriter out) throws IOException, InterruptedException {
@@ -50,13 +71,13 @@ public final class Demo {
                 + " a DNS server on loopback, all in network namespaces with no route out...");
         out.flush();
         try {
-            DemoWorld world = opened(DemoWorld.create());
+            DemoWorld world = opened(DemoWorld.create(gatewayUid, otherUid(gatewayUid)));
             world.start();
             List<DemoRow> rows = rows(world);
             SpawnPolicy policy = policy(world);
             describe(out, policy);
             Map<String, Decision> decisions = new ConcurrentHashMap<>();
-            Relay relay = opened(Relay.builder(host(world))
+            Relay relay = opened(Relay.builder(host(world, gatewayUid))
                     .threads(1)
                     .decisions(d -> decisions.putIfAbsent(d.target() == null ? "" : d.target(), d))
                     .start());
@@ -108,7 +129,6 @@ public final class Demo {
     }
 
     static List<DemoRow> rows(DemoWorld world) {
-        int own = world.loopbackPort();
         String lan = world.unlistedLanHost().getHostAddress();
         return List.of(
                 new DemoRow(
@@ -146,11 +166,14 @@ public final class Demo {
                         DemoWorld.WEB + ":8443",
                         false,
                         "the internet shape is port 443 only"),
-                new DemoRow(
-                        "http://127.0.0.1:" + own + "/",
-                        "forward:" + own,
-                        false,
-                        "this host's own service: only the owner check may let it through"));
+                local(world.own().port(), true, "your own service, listed: you are the gateway's user"),
+                local(world.other().port(), false, "another user's service, listed"),
+                local(world.loopbackPort(), false, "root's service: only a port a container publishes passes"));
+    }
+
+    /** A forward to a listed service on this namespace's loopback: the owner check's rows. */
+    private static DemoRow local(int port, boolean allowed, String about) {
+        return new DemoRow("http://127.0.0.1:" + port + "/", "forward:" + port, allowed, about, true);
     }
 
     private SpawnPolicy policy(DemoWorld world) {
@@ -159,10 +182,9 @@ public final class Demo {
                         Target.parse(DemoWorld.NAS + ":8443"), SpawnPolicy.Scheme.HTTPS, OwnerQuery.Source.OWNER),
                 new SpawnPolicy.Entry(
                         Target.parse("169.254.169.254:443"), SpawnPolicy.Scheme.HTTPS, OwnerQuery.Source.OWNER),
-                new SpawnPolicy.Entry(
-                        Target.parse("127.0.0.1:" + world.loopbackPort()),
-                        SpawnPolicy.Scheme.TCP,
-                        OwnerQuery.Source.OWNER));
+                forward(world.own().port()),
+                forward(world.other().port()),
+                forward(world.loopbackPort()));
         return new SpawnPolicy(
                 ID,
                 SpawnPolicy.Network.INTERNET,
@@ -172,8 +194,14 @@ public final class Demo {
                 OptionalInt.of(uid));
     }
 
-    private static HostConfig host(DemoWorld world) {
-        HostConfig defaults = HostConfig.DEFAULTS;
+    /** A listed loopback entry, as {@code run --allow 127.0.0.1:PORT} makes it. */
+    private static SpawnPolicy.Entry forward(int port) {
+        return new SpawnPolicy.Entry(
+                Target.parse("127.0.0.1:" + port), SpawnPolicy.Scheme.TCP, OwnerQuery.Source.OWNER);
+    }
+
+    private static HostConfig host(DemoWorld world, int gatewayUid) {
+        HostConfig defaults = RunPolicy.hostDefaults(gatewayUid);
         return new HostConfig(
                 defaults.denyList(),
                 List.of(),
@@ -192,6 +220,9 @@ public final class Demo {
                     + ")");
         }
         out.println("in a new user and network namespace (" + sandbox.program() + ") that has loopback only.");
+        out.println("The owner check takes uid " + gatewayUid
+                + (gatewayUid == NOBODY ? " (standing in for you: run the demo with sudo to use yours)" : " (you)")
+                + " as the gateway's user, as run does; Docker is optional, and only matters for containers.");
         out.flush();
     }
 

@@ -1,5 +1,6 @@
 package io.portcullis.relay.launch;
 
+import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import java.util.ArrayList;
@@ -7,6 +8,9 @@ import java.util.List;
 
 /** The demo's table: one line per connection, with what curl saw and what the relay decided and why. */
 final class DemoTable {
+    /** A root service's row when Docker does not answer: not a failure of the demo. */
+    static final String DOCKER_DOWN = "root's service; Docker is not running (optional: only containers need it)";
+
     private static final List<String> HEADINGS = List.of("TARGET", "CURL SAW", "VERDICT", "WHY");
 
     /**
@@ -20,6 +24,37 @@ final class DemoTable {
                 return "no decision";
             }
             return decision.code() == null ? decision.verdict() : decision.verdict() + " " + decision.code();
+        }
+
+        /**
+         * The case the row shows and, for the owner check's rows, what it saw: the socket's uid and
+         * the process holding it. With Docker down, a root service's row says Docker is optional.
+         */
+        String why() {
+            String about = decision != null && DenyCode.OWNER_DOCKER_DOWN.code().equals(decision.code())
+                    ? DOCKER_DOWN
+                    : row.about();
+            if (!row.evidence() || decision == null || decision.owner() == null) {
+                return about;
+            }
+            OwnerEvidence seen = decision.owner();
+            if (seen.listeners().isEmpty()) {
+                return about;
+            }
+            StringBuilder why = new StringBuilder(about)
+                    .append(" [uid ")
+                    .append(seen.listeners().getFirst().uid())
+                    .append("'s socket");
+            if (!seen.processes().isEmpty()) {
+                OwnerEvidence.Process holder = seen.processes().getFirst();
+                why.append(", pid ").append(holder.pid()).append(' ').append(name(holder.exe()));
+            }
+            return why.append(']').toString();
+        }
+
+        private static String name(String exe) {
+            int slash = exe.lastIndexOf('/');
+            return slash < 0 ? exe : exe.substring(slash + 1);
         }
 
         /** Whether the relay decided as the demo's policy says it should. */
@@ -53,11 +88,7 @@ final class DemoTable {
         List<List<String>> cells = new ArrayList<>();
         cells.add(HEADINGS);
         for (Line line : lines) {
-            cells.add(List.of(
-                    line.row().url(),
-                    line.curl().describe(),
-                    line.verdict(),
-                    line.row().about()));
+            cells.add(List.of(line.row().url(), line.curl().describe(), line.verdict(), line.why()));
         }
         int[] widths = new int[HEADINGS.size()];
         for (List<String> row : cells) {

@@ -24,7 +24,9 @@ import java.util.stream.Stream;
 /**
  * The demo's own small world, built in this process's network namespace, which must route nowhere:
  * an "internet" site with global addresses, a LAN site, origins on both, a DNS server on loopback,
- * and a service on this host's loopback. Closing removes all of it, also while it is being built.
+ * and three services on this host's loopback: one of the gateway's user, one of another user (each
+ * a process of its own), and one that this process, the relay's, holds. Closing removes all of it,
+ * also while it is being built.
  */
 final class DemoWorld implements AutoCloseable {
     static final String WEB = "www.example.test";
@@ -39,12 +41,22 @@ final class DemoWorld implements AutoCloseable {
     private ZoneDnsServer dns;
     private TlsMaterial tls;
     private ServerSocket loopbackService;
+    private final int gatewayUid;
+    private final int otherUid;
+    private DemoService own;
+    private DemoService other;
 
-    private DemoWorld() {}
+    private DemoWorld(int gatewayUid, int otherUid) {
+        this.gatewayUid = gatewayUid;
+        this.otherUid = otherUid;
+    }
 
-    /** An empty world; {@link #start} builds it, and {@link #close} may run meanwhile from another thread. */
-    static DemoWorld create() {
-        return new DemoWorld();
+    /**
+     * An empty world whose loopback services run as {@code gatewayUid} and {@code otherUid};
+     * {@link #start} builds it, and {@link #close} may run meanwhile from another thread.
+     */
+    static DemoWorld create(int gatewayUid, int otherUid) {
+        return new DemoWorld(gatewayUid, otherUid);
     }
 
     void start() throws IOException, InterruptedException {
@@ -69,10 +81,12 @@ final class DemoWorld implements AutoCloseable {
         // Each origin is a JVM of its own; starting both at once halves the wait.
         CompletableFuture<OriginProcess> inet = CompletableFuture.supplyAsync(() -> origin(world, internet, "inet"));
         CompletableFuture<OriginProcess> home = CompletableFuture.supplyAsync(() -> origin(world, lan, "lan"));
+        CompletableFuture<DemoService> yours = CompletableFuture.supplyAsync(() -> service("yours", gatewayUid));
+        CompletableFuture<DemoService> theirs = CompletableFuture.supplyAsync(() -> service("theirs", otherUid));
         IOException failure = null;
-        for (CompletableFuture<OriginProcess> origin : List.of(inet, home)) {
+        for (CompletableFuture<? extends AutoCloseable> part : List.of(inet, home, yours, theirs)) {
             try {
-                add(join(origin));
+                add(join(part));
             } catch (IOException e) {
                 if (failure == null) {
                     failure = e;
@@ -84,6 +98,8 @@ final class DemoWorld implements AutoCloseable {
         if (failure != null) {
             throw failure;
         }
+        own = yours.join();
+        other = theirs.join();
         loopbackService = add(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()));
         world.verifyNoRouteOut();
     }
@@ -105,13 +121,21 @@ final class DemoWorld implements AutoCloseable {
         }
     }
 
-    private static OriginProcess join(CompletableFuture<OriginProcess> origin) throws IOException {
+    private static DemoService service(String name, int uid) {
         try {
-            return origin.join();
+            return DemoService.start(name, uid);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static <T> T join(CompletableFuture<T> part) throws IOException {
+        try {
+            return part.join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof UncheckedIOException io
                     ? io.getCause()
-                    : new IOException("an origin did not start: " + e.getCause(), e.getCause());
+                    : new IOException("a part of the world did not start: " + e.getCause(), e.getCause());
         }
     }
 
@@ -125,9 +149,19 @@ final class DemoWorld implements AutoCloseable {
         return tls.certificatePem();
     }
 
-    /** The port of the service on this host's loopback. */
+    /** The port of the service on this host's loopback that this process holds. */
     int loopbackPort() {
         return loopbackService.getLocalPort();
+    }
+
+    /** The service of the gateway's user. */
+    DemoService own() {
+        return own;
+    }
+
+    /** The service of another user. */
+    DemoService other() {
+        return other;
     }
 
     /** A LAN host that the demo's policy does not list. */

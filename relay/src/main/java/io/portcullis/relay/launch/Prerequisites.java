@@ -19,7 +19,9 @@ public final class Prerequisites {
         if (uid != 0) {
             missing.add("root: the demo makes network namespaces for its test hosts (run it with sudo, or as root)");
         }
-        for (String[] need : new String[][] {{"ip", "iproute2"}, {"curl", "curl"}, {"unshare", "util-linux"}}) {
+        for (String[] need : new String[][] {
+            {"ip", "iproute2"}, {"curl", "curl"}, {"unshare", "util-linux"}, {"setpriv", "util-linux"}
+        }) {
             if (!installed.installed(need[0])) {
                 missing.add(need[0] + ": not found on PATH (install the " + need[1] + " package)");
             }

@@ -2,6 +2,7 @@ package io.portcullis.relay.launch;
 
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Target;
 import java.io.IOException;
@@ -73,6 +74,32 @@ public final class RunPolicy {
                 policy.proxyPort(),
                 policy.door(),
                 OptionalInt.of(peerUid));
+    }
+
+    /**
+     * The uid of the person who runs {@code portcullis run}, taken as the gateway's uid unless the
+     * host configuration names one: this process's uid, except that for root with {@code SUDO_UID}
+     * set (a run under sudo) it is that uid. Only root's {@code SUDO_UID} counts: root may name any
+     * gateway uid in a host file anyway, while any other user could set the variable to another
+     * user's uid and reach that user's services. Pure.
+     */
+    public static int invokingUid(int processUid, Optional<String> sudoUid) {
+        if (processUid != 0 || sudoUid.isEmpty() || !sudoUid.get().matches("[0-9]{1,10}")) {
+            return processUid;
+        }
+        long uid = Long.parseLong(sudoUid.get());
+        return uid <= Integer.MAX_VALUE ? (int) uid : processUid;
+    }
+
+    /**
+     * The host configuration's defaults for a run by {@code invokingUid}: that uid as the gateway's,
+     * the rest as always. Root is never taken as the gateway's user: a root socket stays root's, which
+     * only a container's published port may be (R32), and a check over every root process would fail
+     * on the first one it may not read (a process of another user namespace refuses even root).
+     */
+    public static HostConfig hostDefaults(int invokingUid) {
+        int gateway = invokingUid == 0 ? HostConfig.DEFAULTS.owner().gatewayUid() : invokingUid;
+        return HostConfig.DEFAULTS.withOwner(HostConfig.DEFAULTS.owner().withGateway(gateway, 0));
     }
 
     /** The uid of this process, which the sandbox maps to itself. */

@@ -47,6 +47,7 @@ public final class ConnectionRecord {
     private String end;
     private Decision.Shadow shadow;
     private Decision.Upstream upstream;
+    private String method;
 
     private ConnectionRecord(String spawn, long id, InstantSource clock, DecisionSink sink) {
         this.spawn = Objects.requireNonNull(spawn, "spawn");
@@ -103,6 +104,11 @@ public final class ConnectionRecord {
 
     public void target(String value) {
         target = value;
+    }
+
+    /** The request's method on the proxy port; the person's line names it, the JSON line does not. */
+    public void method(String value) {
+        method = value;
     }
 
     public void resolved(List<InetAddress> addresses) {
@@ -251,6 +257,7 @@ public final class ConnectionRecord {
                 generation,
                 end,
                 shadow,
-                upstream));
+                upstream,
+                method));
     }
 }

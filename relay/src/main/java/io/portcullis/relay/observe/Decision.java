@@ -1,5 +1,6 @@
 package io.portcullis.relay.observe;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.portcullis.owner.OwnerEvidence;
 import java.util.List;
@@ -31,6 +32,8 @@ import java.util.Objects;
  *     differs from {@code verdict} and {@code code}; left out of the line otherwise
  * @param upstream the upstream proxy the connection went through (SPEC R25), and what it
  *     answered; left out of the line when the target was dialed directly
+ * @param method the request's method on the proxy port ({@code CONNECT}, {@code GET}...), for the
+ *     readable line of {@code portcullis run}; never in the JSON line; null when none was read
  */
 public record Decision(
         String time,
@@ -49,7 +52,8 @@ public record Decision(
         long generation,
         String end,
         @JsonInclude(JsonInclude.Include.NON_NULL) Shadow shadow,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Upstream upstream) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Upstream upstream,
+        @JsonIgnore String method) {
 
     /**
      * The upstream proxy of one connection.
@@ -118,6 +122,45 @@ public record Decision(
         }
     }
 
+    /** A decision whose request method is not known. */
+    public Decision(
+            String time,
+            String spawn,
+            long connection,
+            String kind,
+            String target,
+            List<String> resolved,
+            String dialed,
+            String verdict,
+            String code,
+            OwnerEvidence owner,
+            long bytesUp,
+            long bytesDown,
+            long durationMillis,
+            long generation,
+            String end,
+            Shadow shadow) {
+        this(
+                time,
+                spawn,
+                connection,
+                kind,
+                target,
+                resolved,
+                dialed,
+                verdict,
+                code,
+                owner,
+                bytesUp,
+                bytesDown,
+                durationMillis,
+                generation,
+                end,
+                shadow,
+                null,
+                null);
+    }
+
     /** A decision of a spawn without a shadow, or whose shadow agreed. */
     public Decision(
             String time,
@@ -151,8 +194,7 @@ public record Decision(
                 durationMillis,
                 generation,
                 end,
-                null,
-                null);
+                (Shadow) null);
     }
 
     /** A decision whose tunnel, if any, ended in order. */

@@ -42,6 +42,7 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
     protected void channelRead0(ChannelHandlerContext ctx, Head head) {
         RequestHead request = head.head();
         ConnectionRecord.of(ctx.channel()).target(request.target());
+        ConnectionRecord.of(ctx.channel()).method(request.method());
         if (request.method().equals("CONNECT") && request.values("Host").size() > 1) {
             refuse(ctx.channel(), DenyCode.BAD_REQUEST);
         } else if (request.method().equals("CONNECT")) {

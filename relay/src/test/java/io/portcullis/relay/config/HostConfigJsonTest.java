@@ -42,6 +42,24 @@ class HostConfigJsonTest {
         assertEquals(Duration.ofSeconds(1), HostConfig.DEFAULTS.owner().cacheWindow());
     }
 
+    @ParameterizedTest(name = "{0} -> gatewayUid {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{}                                        | 1000",
+                "{\"owner\": {}}                           | 1000",
+                "{\"owner\": {\"cacheMillis\": 5}}         | 1000",
+                "{\"owner\": {\"gatewayUid\": 4100}}       | 4100",
+                "{\"owner\": {\"gatewayUid\": -1}}         | -1",
+            })
+    void whatTheFileLeavesOutComesFromTheDefaultsGiven(String json, int gatewayUid) throws ConfigException {
+        HostConfig defaults = HostConfig.DEFAULTS.withOwner(OwnerConfig.DEFAULTS.withGateway(1000, 0));
+        HostConfig host = HostConfigJson.parse("t", json, defaults);
+        assertEquals(gatewayUid, host.owner().gatewayUid());
+        assertEquals(HostConfig.DEFAULTS.limits(), host.limits());
+        assertEquals(HostConfig.DEFAULTS.denyList(), host.denyList());
+    }
+
     @Test
     void readsEveryField() throws Exception {
         HostConfig host = HostConfigJson.parse("t", """

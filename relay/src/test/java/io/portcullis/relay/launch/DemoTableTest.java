@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.observe.Decision;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,5 +58,54 @@ class DemoTableTest {
                 new DemoTable.Line(REFUSED, CurlSeen.parse(null), decision("b", "deny", "deny-listed")),
                 new DemoTable.Line(ALLOWED, CurlSeen.parse(null), decision("c", "allow", null))));
         assertEquals("  deny-listed: an address is in the operator's deny list\n", codes);
+    }
+
+    private static final DemoRow OWN = new DemoRow("http://127.0.0.1:5000/", "forward:5000", true, "yours", true);
+
+    private static Decision owned(String verdict, String code, OwnerEvidence evidence) {
+        return new Decision(
+                "2026-01-01T00:00:00Z",
+                "demo",
+                1,
+                "forward",
+                "forward:5000",
+                List.of("127.0.0.1"),
+                null,
+                verdict,
+                code,
+                evidence,
+                0,
+                0,
+                1,
+                1);
+    }
+
+    @Test
+    void anOwnerRowsWhyShowsTheSocketsUidAndItsHolder() {
+        OwnerEvidence seen = new OwnerEvidence(
+                List.of(new OwnerEvidence.Listener("inet", "0.0.0.0", 5000, 1000, 7, false, "")),
+                List.of(new OwnerEvidence.Process(4242, 1000, List.of("java"), "/", "/usr/lib/jvm/bin/java", 7)),
+                null);
+        assertEquals(
+                "yours [uid 1000's socket, pid 4242 java]",
+                new DemoTable.Line(OWN, CurlSeen.parse(null), owned("allow", null, seen)).why());
+        assertEquals(
+                "listed",
+                new DemoTable.Line(ALLOWED, CurlSeen.parse(null), decision("nas.lan:8443", "allow", null)).why(),
+                "a row without the owner check shows its case only");
+    }
+
+    /** Issue 12: with Docker down, the root service's row says Docker is optional, not that the demo failed. */
+    @Test
+    void withDockerDownTheRootRowSaysDockerIsOptional() {
+        OwnerEvidence seen = new OwnerEvidence(
+                List.of(new OwnerEvidence.Listener("inet", "127.0.0.1", 5000, 0, 7, false, "")), List.of(), null);
+        DemoTable.Line line = new DemoTable.Line(
+                new DemoRow("http://127.0.0.1:5000/", "forward:5000", false, "root's", true),
+                CurlSeen.parse(null),
+                owned("deny", "owner-docker-down", seen));
+        assertEquals(DemoTable.DOCKER_DOWN + " [uid 0's socket]", line.why());
+        assertTrue(line.why().contains("optional"), line.why());
+        assertTrue(line.asExpected());
     }
 }

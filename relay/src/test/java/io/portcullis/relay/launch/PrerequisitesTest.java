@@ -11,13 +11,14 @@ class PrerequisitesTest {
 
     @ParameterizedTest(name = "uid {0}, [{1}], userns {2} -> [{3}]")
     @CsvSource({
-        "0, ip curl unshare, true, ''",
-        "1000, ip curl unshare, true, root",
-        "0, curl unshare, true, ip",
-        "0, ip unshare, true, curl",
-        "0, ip curl, true, unshare",
-        "0, ip curl unshare, false, user namespaces",
-        "1000, unshare, false, root/ip/curl",
+        "0, ip curl unshare setpriv, true, ''",
+        "1000, ip curl unshare setpriv, true, root",
+        "0, curl unshare setpriv, true, ip",
+        "0, ip unshare setpriv, true, curl",
+        "0, ip curl setpriv, true, unshare",
+        "0, ip curl unshare, true, setpriv",
+        "0, ip curl unshare setpriv, false, user namespaces",
+        "1000, unshare, false, root/ip/curl/setpriv",
     })
     void eachMissingNeedIsNamed(int uid, String installed, boolean userns, String expected) {
         Set<String> programs = Set.of(installed.split(" "));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.util.List;
 import java.util.Optional;
@@ -81,5 +82,29 @@ class RunPolicyTest {
             assertEquals(OptionalInt.of(Integer.parseInt(expected)), bound.peerUid());
             assertEquals(file.id(), bound.id());
         }
+    }
+
+    @ParameterizedTest(name = "uid {0}, SUDO_UID {1} -> {2}")
+    @CsvSource({
+        "1000, , 1000",
+        "1000, 0, 1000",
+        "1000, 1001, 1000",
+        "0, , 0",
+        "0, 1000, 1000",
+        "0, 0, 0",
+        "0, -5, 0",
+        "0, abc, 0",
+        "0, 99999999999, 0",
+    })
+    void theInvokingUidIsRootsSudoUidOnly(int processUid, String sudoUid, int expected) {
+        assertEquals(expected, RunPolicy.invokingUid(processUid, Optional.ofNullable(sudoUid)));
+    }
+
+    @Test
+    void aRunsHostDefaultsNameTheInvokingUidAsTheGatewaysButNeverRoot() {
+        assertEquals(
+                HostConfig.DEFAULTS.withOwner(HostConfig.DEFAULTS.owner().withGateway(1000, 0)),
+                RunPolicy.hostDefaults(1000));
+        assertEquals(HostConfig.DEFAULTS, RunPolicy.hostDefaults(0));
     }
 }

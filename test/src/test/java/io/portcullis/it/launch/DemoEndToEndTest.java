@@ -11,11 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code ./portcullis demo} as a newcomer runs it: it builds its own world in a namespace of its
@@ -23,21 +24,34 @@ import org.junit.jupiter.api.Test;
  */
 @NetnsTest
 class DemoEndToEndTest {
-    /** The start of each row's target and the verdict it must show. */
-    private static final Map<String, String> VERDICTS = Map.of(
-            "https://nas.lan:8443/", "allow",
-            "https://www.example.test/", "allow",
-            "http://www.example.test/", "deny",
-            "https://192.168.77.11/", "deny not-global-unicast",
-            "https://169.254.169.254/", "deny deny-listed",
-            "https://mixed.example.test/", "deny not-global-unicast",
-            "https://www.example.test:8443/", "deny port-not-allowed",
-            "http://127.0.0.1:", "deny owner-root");
+    /** The start of each row's target and the verdict it must show, in the demo's order. */
+    private static final List<List<String>> VERDICTS = List.of(
+            List.of("https://nas.lan:8443/", "allow"),
+            List.of("https://www.example.test/", "allow"),
+            List.of("http://www.example.test/", "deny"),
+            List.of("https://192.168.77.11/", "deny not-global-unicast"),
+            List.of("https://169.254.169.254/", "deny deny-listed"),
+            List.of("https://mixed.example.test/", "deny not-global-unicast"),
+            List.of("https://www.example.test:8443/", "deny port-not-allowed"),
+            List.of("http://127.0.0.1:", "allow"),
+            List.of("http://127.0.0.1:", "deny owner-other-user"),
+            List.of("http://127.0.0.1:", "deny owner-"));
 
-    @Test
-    void theDemoPrintsTheExpectedVerdictForEveryTarget() throws Exception {
+    /**
+     * Issue 12: the owner check's rows show it at work: the gateway user's own service allowed,
+     * another user's refused, root's refused (Docker or not), each with the socket's uid. Run by root
+     * itself (uid 65534 stands in for the person) and under sudo (the person's uid).
+     */
+    @ParameterizedTest(name = "SUDO_UID {0}")
+    @CsvSource({"'', 65534, 65533", "1000, 1000, 65534"})
+    void theDemoPrintsTheExpectedVerdictForEveryTarget(String sudoUid, int yours, int theirs) throws Exception {
         long start = System.nanoTime();
-        Run run = Portcullis.run(List.of("demo"), "");
+        ProcessBuilder builder = Portcullis.command(List.of("demo"));
+        builder.environment().remove("SUDO_UID");
+        if (!sudoUid.isEmpty()) {
+            builder.environment().put("SUDO_UID", sudoUid);
+        }
+        Run run = Run.of(builder, "", 90);
         long seconds = (System.nanoTime() - start) / 1_000_000_000L;
         assertEquals(0, run.exit(), run.toString());
         List<String> lines = run.out().lines().toList();
@@ -46,19 +60,29 @@ class DemoEndToEndTest {
         int verdictColumn = lines.get(header).indexOf("VERDICT");
         int whyColumn = lines.get(header).indexOf("WHY");
         List<String> rows = lines.subList(header + 1, header + 1 + VERDICTS.size());
-        for (Map.Entry<String, String> expected : VERDICTS.entrySet()) {
-            String row = rows.stream()
-                    .filter(r -> r.startsWith(expected.getKey()))
-                    .findFirst()
-                    .orElseThrow(() -> new AssertionError("no row for " + expected.getKey() + ":\n" + run.out()));
+        for (int i = 0; i < VERDICTS.size(); i++) {
+            String row = rows.get(i);
+            List<String> expected = VERDICTS.get(i);
+            assertTrue(row.startsWith(expected.get(0)), "row " + i + ": " + row + "\n" + run.out());
             String verdict = row.substring(verdictColumn, whyColumn).strip();
             assertTrue(
-                    verdict.equals(expected.getValue()) || verdict.startsWith(expected.getValue() + " "),
-                    expected.getKey() + " -> " + verdict + "\n" + run.out());
+                    verdict.equals(expected.get(1)) || verdict.startsWith(expected.get(1)),
+                    expected.get(0) + " -> " + verdict + "\n" + run.out());
         }
         assertTrue(rows.stream().filter(r -> r.contains(" allow ")).allMatch(r -> r.contains("HTTP 200")), run.out());
-        assertTrue(run.out().contains("8 of 8 connections got the verdict the policy gives them"), run.out());
-        assertTrue(seconds < 30, "the demo took " + seconds + " s");
+        assertTrue(
+                rows.get(7).contains("your own service") && rows.get(7).contains("[uid " + yours + "'s socket, pid "),
+                rows.get(7));
+        assertTrue(rows.get(8).endsWith("[uid " + theirs + "'s socket]"), rows.get(8));
+        String root = rows.get(9).substring(verdictColumn, whyColumn).strip();
+        assertTrue(
+                (root.equals("deny owner-root") && rows.get(9).contains("root's service"))
+                        || (root.equals("deny owner-docker-down")
+                                && rows.get(9).contains("Docker is not running (optional")),
+                rows.get(9));
+        assertTrue(run.out().contains("10 of 10 connections got the verdict the policy gives them"), run.out());
+        assertTrue(run.out().contains("Docker is optional"), run.out());
+        assertTrue(seconds < 40, "the demo took " + seconds + " s");
     }
 
     @Test

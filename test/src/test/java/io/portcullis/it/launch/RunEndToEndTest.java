@@ -9,8 +9,11 @@ import io.portcullis.it.world.Portcullis;
 import io.portcullis.it.world.Run;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.world.DnsAnswer;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -123,6 +126,16 @@ class RunEndToEndTest {
                         && decisions.contains("\"code\":\"not-listed\""),
                 decisions);
         assertFalse(run.err().contains("\"verdict\""), "with --log, no decision line on stderr");
+        assertEquals(
+                List.of("portcullis: refused CONNECT www.example.test:443: not-listed (no listed entry matches and the"
+                        + " internet shape does not apply)"),
+                refusals(run),
+                "one readable line for the refusal, none for the allowed connection: " + run.err());
+    }
+
+    /** The person's lines on stderr (the command's own, curl's {@code -v}, are the rest). */
+    private static List<String> refusals(Run run) {
+        return run.err().lines().filter(l -> l.startsWith("portcullis: ")).toList();
     }
 
     /**
@@ -143,9 +156,10 @@ class RunEndToEndTest {
         String connect = "import socket; s = socket.create_connection((\"nas.lan\", 8080), timeout=10); "
                 + "s.sendall(b\"GET /named HTTP/1.0\\r\\nHost: nas.lan\\r\\n\\r\\n\"); "
                 + "print(s.makefile(\"rb\").read().decode())";
+        Path log = dir.resolve("named.jsonl");
         Run run = run(
                 sandbox,
-                List.of("--allow", "nas.lan:8080", "--allow", "www.example.test:443"),
+                List.of("--allow", "nas.lan:8080", "--allow", "www.example.test:443", "--log", log.toString()),
                 "/bin/sh",
                 "-c",
                 "getent hosts nas.lan; python3 -c '" + addresses + "'; " + "getent hosts " + unlisted
@@ -163,12 +177,18 @@ class RunEndToEndTest {
                         && run.out().contains("/named"),
                 run.out());
         assertEquals(0, world.zone().queries(unlisted), "the unlisted name reached the world's DNS");
+        String decisions = Files.readString(log);
         assertTrue(
-                run.err().contains("\"kind\":\"named\"") && run.err().contains("\"target\":\"nas.lan:8080\""),
-                run.err());
+                decisions.contains("\"kind\":\"named\"") && decisions.contains("\"target\":\"nas.lan:8080\""),
+                decisions);
         assertTrue(
-                run.err().contains("\"kind\":\"dns\",\"target\":\"" + unlisted + "\"")
-                        && run.err().contains("\"code\":\"not-listed\""),
+                decisions.contains("\"kind\":\"dns\",\"target\":\"" + unlisted + "\"")
+                        && decisions.contains("\"code\":\"not-listed\""),
+                decisions);
+        assertTrue(
+                refusals(run)
+                        .contains("portcullis: refused DNS " + unlisted + ": not-listed (no listed entry matches"
+                                + " and the internet shape does not apply)"),
                 run.err());
     }
 
@@ -192,7 +212,10 @@ class RunEndToEndTest {
         assertEquals(0, run.exit(), run.toString());
         assertEquals("status=2", run.out().strip(), run.toString());
         assertEquals(before, world.zone().queries("nas.lan"));
-        assertTrue(run.err().contains("\"kind\":\"dns\"") && run.err().contains("\"code\":\"mode-none\""), run.err());
+        assertEquals(
+                List.of("portcullis: refused DNS nas.lan: mode-none (this spawn's network is none)"),
+                refusals(run).stream().distinct().toList(),
+                run.err());
     }
 
     @Test
@@ -201,12 +224,14 @@ class RunEndToEndTest {
         String script = "import ssl, urllib.request; "
                 + "c = ssl.create_default_context(cafile='" + world.tls().certificatePem() + "'); "
                 + "print(urllib.request.urlopen('https://nas.lan:8443/python', context=c, timeout=10).read().decode())";
-        Run run = run("auto", List.of("--allow", "nas.lan:8443"), "python3", "-c", script);
+        Path log = dir.resolve("python.jsonl");
+        Run run = run("auto", List.of("--allow", "nas.lan:8443", "--log", log.toString()), "python3", "-c", script);
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/python\""), run.toString());
+        String decisions = Files.readString(log);
         assertTrue(
-                run.err().contains("\"target\":\"nas.lan:8443\"") && run.err().contains("\"verdict\":\"allow\""),
-                run.err());
+                decisions.contains("\"target\":\"nas.lan:8443\"") && decisions.contains("\"verdict\":\"allow\""),
+                decisions);
     }
 
     @Test
@@ -214,10 +239,8 @@ class RunEndToEndTest {
         Run run = run("auto", List.of("--internet"), "/bin/sh", "-c", curl("https://www.example.test/internet"));
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/internet\""), run.out());
-        assertTrue(
-                run.err().contains("\"target\":\"www.example.test:443\"")
-                        && run.err().contains("\"verdict\":\"allow\""),
-                "decision lines go to stderr by default: " + run.err());
+        assertFalse(run.err().contains("\"verdict\""), "without --log no JSON decision line: " + run.err());
+        assertEquals(List.of(), refusals(run), "an allowed connection prints nothing: " + run.err());
     }
 
     /** Issue 14: no process of Portcullis stays in the namespace; the command is the sandbox's child. */
@@ -295,9 +318,127 @@ class RunEndToEndTest {
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().startsWith(insideUid + "\n") && run.out().contains("curl=52"), run.toString());
         // The relay judged the forward (no peer-uid refusal): nothing listens there, so the owner check refuses.
-        assertTrue(
-                run.err().contains("\"target\":\"forward:9\"") && run.err().contains("\"code\":\"owner-none\""),
+        assertEquals(
+                List.of(
+                        "portcullis: refused forward 127.0.0.1:9: owner-none (nothing listens on that address and port)"),
+                refusals(run),
                 run.err());
+    }
+
+    private static final String NOBODY = "65534";
+
+    /**
+     * Issue 12: docs/run.md's forward example, {@code run --allow 127.0.0.1:5000 -- curl
+     * http://127.0.0.1:5000/}, against a service of the user who runs it (uid 65534 here, on a free
+     * port): that user is the gateway's, so the listed forward reaches the add-on's own service
+     * (R31). Run by that user, and by root under sudo for that user (SUDO_UID).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"by the user", "by root under sudo", "by root with a host file naming the uid"})
+    void theDocumentedForwardReachesTheInvokingUsersOwnService(String how) throws Exception {
+        try (Service service = Service.start(NOBODY)) {
+            ProcessBuilder builder = forwardExample(service.port());
+            builder.environment().remove("SUDO_UID");
+            switch (how) {
+                case "by the user" -> {
+                    List<String> argv = new ArrayList<>(asUser(NOBODY));
+                    argv.addAll(builder.command());
+                    builder.command(argv);
+                }
+                case "by root under sudo" -> builder.environment().put("SUDO_UID", NOBODY);
+                default -> {
+                    Path gateway = Files.writeString(
+                            dir.resolve("gateway.json"), "{\"owner\": {\"gatewayUid\": " + NOBODY + "}}");
+                    builder.command().addAll(2, List.of("--host", gateway.toString()));
+                }
+            }
+            Run run = Run.of(builder, "", 60);
+            assertEquals(0, run.exit(), run.toString());
+            assertEquals(Service.BODY, run.out(), run.toString());
+            assertEquals(List.of(), refusals(run), run.err());
+        }
+    }
+
+    /**
+     * Issue 12: root's run (no sudo; root is never taken as the gateway's user) against uid 65534's
+     * service: refused, in one readable line that names the socket's real uid and what to change,
+     * and the JSON line goes to --log.
+     */
+    @Test
+    void anotherUsersServiceIsRefusedInOneLineThatSaysWhatToChange() throws Exception {
+        try (Service service = Service.start(NOBODY)) {
+            Path log = dir.resolve("forward.jsonl");
+            ProcessBuilder builder = forwardExample(service.port());
+            builder.environment().remove("SUDO_UID");
+            builder.command().addAll(2, List.of("--log", log.toString())); // after ./portcullis run
+            Run run = Run.of(builder, "", 60);
+            assertEquals(52, run.exit(), run.toString());
+            assertEquals(
+                    List.of("portcullis: refused forward 127.0.0.1:" + service.port() + ": owner-other-user (the"
+                            + " listener belongs to another user: the socket is uid 65534's, and there is no gateway"
+                            + " uid (root is never taken as the gateway's user); to reach that user's services, run"
+                            + " portcullis as uid 65534 (or with sudo from it), or set owner.gatewayUid 65534 in the"
+                            + " host file (--host))"),
+                    refusals(run),
+                    run.err());
+            assertFalse(run.err().contains("\"verdict\""), run.err());
+            String decisions = Files.readString(log);
+            assertTrue(
+                    decisions.contains("\"code\":\"owner-other-user\"") && decisions.contains("\"uid\":65534"),
+                    decisions);
+        }
+    }
+
+    /** {@code ./portcullis run --allow 127.0.0.1:PORT -- curl -sS http://127.0.0.1:PORT/}. */
+    private static ProcessBuilder forwardExample(int port) {
+        String target = "127.0.0.1:" + port;
+        return Portcullis.command(new ArrayList<>(
+                List.of("run", "--allow", target, "--", "curl", "-sS", "--max-time", "10", "http://" + target + "/")));
+    }
+
+    private static List<String> asUser(String uid) {
+        return List.of("setpriv", "--reuid", uid, "--regid", uid, "--clear-groups");
+    }
+
+    /** A loopback HTTP service of {@code uid}, on a free port, as a process of its own. */
+    private record Service(Process process, int port) implements AutoCloseable {
+        static final String BODY = "a service of the invoking user\n";
+        private static final String SERVER = """
+                import http.server, sys
+                class H(http.server.BaseHTTPRequestHandler):
+                    def do_GET(self):
+                        body = %s.encode()
+                        self.send_response(200)
+                        self.send_header("Content-Length", str(len(body)))
+                        self.end_headers()
+                        self.wfile.write(body)
+                    def log_message(self, *args):
+                        pass
+                s = http.server.HTTPServer(("127.0.0.1", 0), H)
+                print(s.server_address[1], flush=True)
+                s.serve_forever()
+                """;
+
+        static Service start(String uid) throws IOException {
+            List<String> argv = new ArrayList<>(asUser(uid));
+            argv.addAll(List.of("/usr/bin/python3", "-c", SERVER.formatted("\"" + BODY.replace("\n", "\\n") + "\"")));
+            Process process = new ProcessBuilder(argv)
+                    .directory(Path.of("/").toFile())
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            String port = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))
+                    .readLine();
+            if (port == null) {
+                process.destroyForcibly();
+                throw new IOException("the service of uid " + uid + " did not start");
+            }
+            return new Service(process, Integer.parseInt(port.strip()));
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+        }
     }
 
     @Test
