@@ -47,6 +47,7 @@ class RefusalLineTest {
                 1,
                 null,
                 null,
+                null,
                 method);
     }
 
