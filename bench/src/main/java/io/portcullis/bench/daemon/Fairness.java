@@ -78,7 +78,7 @@ public final class Fairness {
                             PeerProcess.start("probe", b.socket().toString(), "39181", Integer.toString(portB))) {
                 expect(flood.answer(STEP), "ready");
                 expect(probe.answer(STEP), "ready");
-                probe.ask("probe 300 " + GAP_MILLIS, STEP); // warm both paths
+                probe.ask("probe 2000 " + GAP_MILLIS, STEP); // warm the relay (JIT) before either figure
                 long[] alone = latencies(probe.ask("probe " + tunnels + " " + GAP_MILLIS, STEP));
                 expect(flood.ask("start", STEP), "flooding");
                 Thread.sleep(1000);
