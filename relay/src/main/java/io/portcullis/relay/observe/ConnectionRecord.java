@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.AttributeKey;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -112,7 +113,7 @@ public final class ConnectionRecord {
     }
 
     public void resolved(List<InetAddress> addresses) {
-        resolved = addresses.stream().map(InetAddress::getHostAddress).toList();
+        resolved = addresses.stream().map(Target::text).toList();
     }
 
     public void owner(OwnerEvidence evidence) {
@@ -128,7 +129,7 @@ public final class ConnectionRecord {
 
     /** The relay is about to dial {@code address}; the line names the last address dialed. */
     public void dialing(InetSocketAddress address) {
-        dialed = address.getAddress().getHostAddress() + ":" + address.getPort();
+        dialed = Target.text(address);
     }
 
     /**
@@ -136,7 +137,7 @@ public final class ConnectionRecord {
      * {@code sent}; the line's {@code dialed} stays the checked address the proxy is told of.
      */
     public void upstream(InetSocketAddress proxy, String sent) {
-        upstream = new Decision.Upstream(proxy.getAddress().getHostAddress() + ":" + proxy.getPort(), sent, null);
+        upstream = new Decision.Upstream(Target.text(proxy), sent, null);
     }
 
     /** What the upstream proxy answered to the CONNECT. */

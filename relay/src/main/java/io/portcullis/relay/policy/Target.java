@@ -2,6 +2,7 @@ package io.portcullis.relay.policy;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -177,6 +178,15 @@ public record Target(String host, int port, InetAddress literal) {
     /** The canonical text of an address: a dotted quad, or RFC 5952 IPv6 without brackets. */
     public static String text(InetAddress address) {
         return Literals.format(address);
+    }
+
+    /**
+     * The canonical text of a socket address, as the decision line writes it: {@code ip:port}, an
+     * IPv6 address in RFC 5952 form and in brackets ({@code [2001:db8::1]:443}).
+     */
+    public static String text(InetSocketAddress address) {
+        String host = text(address.getAddress());
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
     }
 
     /** True for a name; false for an address literal. */

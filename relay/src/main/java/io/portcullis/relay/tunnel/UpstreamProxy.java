@@ -353,15 +353,11 @@ public final class UpstreamProxy {
         if (sendsName(allow)) {
             return List.of(allow.target().orElseThrow().toString());
         }
-        return allow.dial().stream().map(UpstreamProxy::authority).toList();
+        return allow.dial().stream().map(Target::text).toList();
     }
 
     private boolean sendsName(Verdict.Allow allow) {
         return config.sendNames() && allow.target().filter(Target::isName).isPresent();
-    }
-
-    private static String authority(InetSocketAddress address) {
-        return new Target(Target.text(address.getAddress()), address.getPort(), address.getAddress()).toString();
     }
 
     /** The proxy's addresses, judged: all of them usable, or why not. */

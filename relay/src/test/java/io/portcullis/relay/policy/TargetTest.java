@@ -208,4 +208,16 @@ class TargetTest {
         assertEquals(text.startsWith("["), target.literal() != null);
         assertFalse(target.isName() == (target.literal() != null));
     }
+
+    /** The decision line's form of a dialed address: RFC 5952, IPv6 in brackets, IPv4-mapped as written. */
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            93.184.77.10            | 443 | 93.184.77.10:443
+            2001:4860:77:0:0:0:0:10 | 443 | [2001:4860:77::10]:443
+            0:0:0:0:0:0:0:1         | 8080 | [::1]:8080
+            ::ffff:7f00:1           | 80  | 127.0.0.1:80
+            """)
+    void socketAddressText(String address, int port, String text) throws Exception {
+        assertEquals(text, Target.text(new java.net.InetSocketAddress(java.net.InetAddress.getByName(address), port)));
+    }
 }
