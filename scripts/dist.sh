@@ -22,7 +22,7 @@ say() { echo "dist: $*" >&2; }
 
 # The jars: ./portcullis builds them when missing or stale, as it does before any command.
 "$root/portcullis" --version >/dev/null
-relay_jar=$root/relay/target/relay.jar
+cli_jar=$root/cli/target/portcullis.jar
 entry_jar=$root/netns-entry/target/netns-entry.jar
 
 # The runtime: the modules jdeps finds in the CLI's class path (the entry needs java.base alone),
@@ -32,7 +32,7 @@ entry_jar=$root/netns-entry/target/netns-entry.jar
 # /etc/resolv.conf gives none). Decision D40.
 say "runtime (jlink)"
 modules=$("$JAVA_HOME/bin/jdeps" --multi-release 25 --ignore-missing-deps --print-module-deps \
-    --class-path "$root/relay/target/lib/*" "$relay_jar")
+    --class-path "$root/cli/target/lib/*" "$cli_jar")
 modules=$modules,jdk.net,jdk.naming.dns
 mkdir -p "$home"
 "$JAVA_HOME/bin/jlink" --add-modules "$modules" --output "$home/runtime" \
@@ -40,8 +40,8 @@ mkdir -p "$home"
 # The CDS archive for heaps over 32 GB (no compressed oops): a relay never needs one that large.
 rm -f "$home/runtime/lib/server/classes_nocoops.jsa"
 
-cp "$relay_jar" "$home/relay.jar"
-cp -r "$root/relay/target/lib" "$home/lib"
+cp "$cli_jar" "$home/portcullis.jar"
+cp -r "$root/cli/target/lib" "$home/lib"
 cp "$entry_jar" "$home/netns-entry.jar"
 cp "$root/scripts/launch.sh" "$home/launch.sh"
 install -D -m 0755 "$root/packaging/portcullis" "$stage/bin/portcullis"
@@ -59,7 +59,7 @@ train_entry "$root/scripts/standin-relay.py"
 say "manual pages and bash completion"
 (cd "$root" && mvn -B -q -f packaging/docgen/pom.xml dependency:copy-dependencies -DincludeScope=runtime \
     -DoutputDirectory="$work/docgen") >"$work/docgen.log" 2>&1 || { cat "$work/docgen.log" >&2; exit 2; }
-"$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$relay_jar:$root/relay/target/lib/*:$work/docgen/*" \
+"$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$cli_jar:$root/cli/target/lib/*:$work/docgen/*" \
     "$root/packaging/docgen/DocGen.java" "$work/docs" >"$work/docgen.log" 2>&1 || { cat "$work/docgen.log" >&2; exit 2; }
 install -D -m 0644 -t "$stage/share/man/man1" "$work/docs/man1/"*.1
 install -D -m 0644 "$work/docs/bash-completion/portcullis" "$stage/share/bash-completion/completions/portcullis"

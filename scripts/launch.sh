@@ -1,7 +1,7 @@
 # Sourced by ./portcullis and by a distribution's bin/portcullis (scripts/dist.sh copies it there):
 # how the CLI and the entry are started, the same in both. The caller sets:
 #   java        the java program to run
-#   relay_cp    the CLI's class path
+#   cli_cp    the CLI's class path
 #   entry_jar   the netns-entry jar
 #   entry_aot   the entry's AOT cache (used when newer than entry_jar)
 #   executable  the caller itself, through which run and demo start the entry
@@ -54,5 +54,5 @@ launch() {
     # run and demo start the entry through the executable, with its options and start-up cache.
     # shellcheck disable=SC2086 # PORTCULLIS_JAVA_OPTS is a list of options
     exec "$java" --enable-native-access=ALL-UNNAMED ${PORTCULLIS_JAVA_OPTS:-} \
-        -Dportcullis.executable="$executable" -cp "$relay_cp" io.portcullis.relay.cli.Main "$@"
+        -Dportcullis.executable="$executable" -cp "$cli_cp" io.portcullis.cli.Main "$@"
 }

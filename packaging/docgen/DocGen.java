@@ -1,4 +1,4 @@
-import io.portcullis.relay.cli.Main;
+import io.portcullis.cli.Main;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

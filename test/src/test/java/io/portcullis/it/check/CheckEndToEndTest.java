@@ -12,7 +12,7 @@ import io.portcullis.it.world.Portcullis;
 import io.portcullis.it.world.Rows;
 import io.portcullis.it.world.Run;
 import io.portcullis.it.world.TestWorld;
-import io.portcullis.relay.world.DnsAnswer;
+import io.portcullis.world.DnsAnswer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;

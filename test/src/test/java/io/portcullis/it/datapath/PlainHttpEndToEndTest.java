@@ -8,7 +8,7 @@ import io.portcullis.it.world.Run;
 import io.portcullis.it.world.Spawn;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.observe.Decision;
-import io.portcullis.relay.world.DnsAnswer;
+import io.portcullis.world.DnsAnswer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -8,7 +8,7 @@ import io.portcullis.it.world.NetnsTest;
 import io.portcullis.it.world.Portcullis;
 import io.portcullis.it.world.Run;
 import io.portcullis.it.world.TestWorld;
-import io.portcullis.relay.world.DnsAnswer;
+import io.portcullis.world.DnsAnswer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

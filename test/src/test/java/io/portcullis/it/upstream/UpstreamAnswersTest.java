@@ -11,7 +11,7 @@ import io.portcullis.it.world.Run;
 import io.portcullis.it.world.Spawn;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.observe.Decision;
-import io.portcullis.relay.world.DnsAnswer;
+import io.portcullis.world.DnsAnswer;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.portcullis.it.world;
 
-import io.portcullis.relay.world.World;
+import io.portcullis.world.World;
 import java.net.InetSocketAddress;
 
 /** Every dial a test helper makes passes here: loopback and the world's own addresses only. */

@@ -1,11 +1,11 @@
 package io.portcullis.it.world;
 
-import io.portcullis.relay.world.OriginProcess;
-import io.portcullis.relay.world.Site;
-import io.portcullis.relay.world.TlsMaterial;
-import io.portcullis.relay.world.World;
-import io.portcullis.relay.world.Zone;
-import io.portcullis.relay.world.ZoneDnsServer;
+import io.portcullis.world.OriginProcess;
+import io.portcullis.world.Site;
+import io.portcullis.world.TlsMaterial;
+import io.portcullis.world.World;
+import io.portcullis.world.Zone;
+import io.portcullis.world.ZoneDnsServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.handler.codec.dns.DnsRecordType;
-import io.portcullis.relay.world.BulkPattern;
-import io.portcullis.relay.world.DnsAnswer;
-import io.portcullis.relay.world.OriginProcess;
+import io.portcullis.world.BulkPattern;
+import io.portcullis.world.DnsAnswer;
+import io.portcullis.world.OriginProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,0 +1,145 @@
+package io.portcullis.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.portcullis.daemon.Daemon;
+import io.portcullis.relay.Relay;
+import io.portcullis.relay.config.HostConfigJson;
+import io.portcullis.relay.ops.MetricsListener;
+import io.portcullis.relay.policy.HostConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code portcullis daemon}: many spawns in one relay, driven over a unix control socket (SPEC R5). */
+@Command(
+        name = "daemon",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs one relay for many spawns. The control socket (unix, mode 0600, only this uid) speaks HTTP/1.1 and JSON:",
+            "  POST /spawns, GET /spawns, GET /spawns/{id}, DELETE /spawns/{id}, POST /reload,",
+            "  GET /metrics, GET /healthz, GET /readyz",
+            "Prints {\"control\", \"generation\", \"metrics\"} once it listens (metrics: with --metrics-listen). SIGHUP reloads the host configuration like POST /reload; "
+                    + "SIGTERM or SIGINT drains (new connections are refused, open ones get --drain seconds to end), then closes every spawn (removing its directory) and the control socket, and exits 0.",
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:stopped cleanly", "1:the daemon failed", "2:usage or configuration error"})
+final class DaemonCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(DaemonCommand.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ServiceOptions service;
+
+    @Option(
+            names = "--host",
+            required = true,
+            paramLabel = "FILE",
+            description = "The host configuration (JSON; see docs/policy.md); read again on reload.")
+    Path hostFile;
+
+    @Option(
+            names = "--control",
+            required = true,
+            paramLabel = "PATH",
+            description = "Where the control socket is made.")
+    Path control;
+
+    @Option(
+            names = "--dir",
+            paramLabel = "PARENT",
+            description = "Where the spawns' directories are made; default: the system's temporary directory.")
+    Path parent;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter err = spec.commandLine().getErr();
+        List<String> problems = new ArrayList<>();
+        service.check(problems);
+        HostConfig host = ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
+        ConfigFiles.checkParent(parent, problems);
+        Path controlParent = control.toAbsolutePath().getParent();
+        if (controlParent == null || !Files.isDirectory(controlParent)) {
+            problems.add("--control: " + control + " (expected: a path in an existing directory)");
+        }
+        if (ConfigFiles.report(problems, err)) {
+            return 2;
+        }
+        Daemon daemon;
+        Optional<MetricsListener> metrics;
+        try {
+            daemon = start(host);
+            try {
+                metrics = service.listen(daemon.routes());
+            } catch (IOException | RuntimeException e) {
+                daemon.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            log.error("cannot start: {}", e.getMessage());
+            return 1;
+        }
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            // The control socket and the metrics listener answer while it drains (readyz 503).
+                            service.drain(daemon.relay());
+                            stop(daemon, metrics);
+                            // A signal is a clean stop: exit 0 once every directory and the control socket are gone.
+                            Runtime.getRuntime().halt(0);
+                        },
+                        "daemon-stop"));
+        // SIGHUP reopens the decision log (rotation) and reloads the host configuration.
+        if (!Hangup.onHangup(() -> {
+            daemon.relay().reopenLog();
+            daemon.reload();
+        })) {
+            log.warn("SIGHUP cannot be handled by this JVM; use POST /reload");
+        }
+        ObjectNode ready = JSON.createObjectNode();
+        ready.put("control", daemon.control().toString());
+        ready.put("generation", daemon.relay().generation());
+        metrics.ifPresent(listener -> ready.put("metrics", listener.text()));
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(ready);
+        out.flush();
+        new CountDownLatch(1).await();
+        return 0;
+    }
+
+    private Daemon start(HostConfig host) throws IOException {
+        Relay relay = ConfigFiles.relay(host, parent).start();
+        try {
+            return Daemon.start(relay, control, () -> HostConfigJson.read(hostFile));
+        } catch (IOException | RuntimeException e) {
+            relay.close();
+            throw e;
+        }
+    }
+
+    private static void stop(Daemon daemon, Optional<MetricsListener> metrics) {
+        try {
+            daemon.close();
+        } catch (RuntimeException e) {
+            log.error("while stopping: {}", e.toString());
+        } finally {
+            metrics.ifPresent(MetricsListener::close);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.portcullis.cli;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
+
+/**
+ * Runs an action on SIGHUP. The JDK's only signal API is {@code sun.misc.Signal} in
+ * {@code jdk.unsupported}; naming it draws a warning that {@code -Werror} turns into a build
+ * failure, so it is reached by reflection. Where it is missing, SIGHUP keeps its default (the
+ * process ends, and the wall sees it) and {@code POST /reload} still works.
+ */
+final class Hangup {
+    private Hangup() {}
+
+    /** Installs {@code action} as the SIGHUP handler; false when this JVM cannot. */
+    static boolean onHangup(Runnable action) {
+        try {
+            Class<?> signal = Class.forName("sun.misc.Signal");
+            Class<?> handler = Class.forName("sun.misc.SignalHandler");
+            Object hup = signal.getConstructor(String.class).newInstance("HUP");
+            InvocationHandler calls = (proxy, method, args) -> switch (method.getName()) {
+                case "handle" -> {
+                    action.run();
+                    yield null;
+                }
+                case "hashCode" -> System.identityHashCode(proxy);
+                case "equals" -> proxy == args[0];
+                default -> "SIGHUP handler";
+            };
+            Object proxy = Proxy.newProxyInstance(handler.getClassLoader(), new Class<?>[] {handler}, calls);
+            signal.getMethod("handle", signal, handler).invoke(null, hup, proxy);
+            return true;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+    }
+}

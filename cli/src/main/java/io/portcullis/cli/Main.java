@@ -1,0 +1,109 @@
+package io.portcullis.cli;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** The {@code portcullis} command line: one executable, one subcommand per job. */
+@Command(
+        name = "portcullis",
+        mixinStandardHelpOptions = true,
+        version = Main.VERSION,
+        description = "The network gate of a sandbox wall: a spawn in a loopback-only network namespace reaches "
+                + "exactly what its policy allows, checked against the kernel, DNS and Docker at each connection.",
+        commandListHeading = "%nCommands:%n",
+        footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."},
+        subcommands = {
+            RunCommand.class,
+            DemoCommand.class,
+            CheckCommand.class,
+            OwnerCommand.class,
+            RelayCommand.class,
+            DaemonCommand.class,
+            EntryCommand.class,
+            CommandLine.HelpCommand.class
+        })
+public final class Main implements Runnable {
+    static final String VERSION = "portcullis 0.1.0";
+
+    private final InputStream in;
+
+    @CommandLine.Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.in, System.out, System.err));
+    }
+
+    private Main(InputStream in) {
+        this.in = in;
+    }
+
+    /** Runs the command line with these streams; returns the exit status. Never throws. */
+    public static int run(String[] args, InputStream stdin, PrintStream stdout, PrintStream stderr) {
+        CommandLine cli = commandLine(stdin);
+        cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
+        cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
+        cli.setParameterExceptionHandler(Main::usageError);
+        cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
+            commandLine.getErr().println("portcullis " + commandLine.getCommandName() + ": " + e);
+            commandLine.getErr().flush();
+            return 2;
+        });
+        try {
+            return cli.execute(args);
+        } catch (RuntimeException e) {
+            stderr.println("portcullis: " + e);
+            return 2;
+        }
+    }
+
+    /**
+     * The command line as {@link #run} parses it, for the tools that write its shell completion and
+     * manual pages from the model (scripts/dist.sh); it reads standard input if executed.
+     */
+    public static CommandLine commandLine() {
+        return commandLine(System.in);
+    }
+
+    private static CommandLine commandLine(InputStream stdin) {
+        CommandLine cli = new CommandLine(new Main(stdin));
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        giveVersion(cli);
+        return cli;
+    }
+
+    /** Every subcommand answers --version with the top level's line. */
+    private static void giveVersion(CommandLine cli) {
+        for (CommandLine sub : cli.getSubcommands().values()) {
+            sub.getCommandSpec().version(VERSION);
+            giveVersion(sub);
+        }
+    }
+
+    /** A usage error is the problem and a pointer to the help, not the whole help. */
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine where = e.getCommandLine();
+        String command = where.getCommandSpec().qualifiedName(" ");
+        PrintWriter err = where.getErr();
+        err.println(command + ": " + e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("see '" + command + " --help'");
+        err.flush();
+        return 2;
+    }
+
+    /** Standard input, for subcommands that read targets from it. */
+    InputStream stdin() {
+        return in;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

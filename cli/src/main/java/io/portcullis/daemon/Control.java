@@ -1,0 +1,155 @@
+package io.portcullis.daemon;
+
+import static io.netty.handler.codec.http.HttpResponseStatus.BAD_REQUEST;
+import static io.netty.handler.codec.http.HttpResponseStatus.CONFLICT;
+import static io.netty.handler.codec.http.HttpResponseStatus.CREATED;
+import static io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR;
+import static io.netty.handler.codec.http.HttpResponseStatus.NOT_FOUND;
+import static io.netty.handler.codec.http.HttpResponseStatus.OK;
+import static io.netty.handler.codec.http.HttpResponseStatus.SERVICE_UNAVAILABLE;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.handler.codec.http.HttpMethod;
+import io.portcullis.relay.Relay;
+import io.portcullis.relay.SpawnHandle;
+import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.ops.Reply;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.SpawnPolicy;
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control API over the relay: one method per route, each returning its {@link Reply}. Runs on
+ * the daemon's control thread, one request at a time, because opening and closing a spawn wait for
+ * the event loops.
+ */
+final class Control {
+    private static final Logger log = LoggerFactory.getLogger(Control.class);
+    private static final String SPAWNS = "/spawns";
+    private static final String SPAWN_PREFIX = "/spawns/";
+
+    private final Relay relay;
+    private final HostConfigSource hosts;
+
+    Control(Relay relay, HostConfigSource hosts) {
+        this.relay = Objects.requireNonNull(relay, "relay");
+        this.hosts = Objects.requireNonNull(hosts, "hosts");
+    }
+
+    /** The answer to {@code method path} with {@code body} (UTF-8). */
+    Reply handle(HttpMethod method, String path, String body) {
+        if (path.equals(SPAWNS)) {
+            return method.equals(HttpMethod.POST)
+                    ? open(body)
+                    : method.equals(HttpMethod.GET)
+                            ? Reply.json(OK, SpawnJson.list(relay.spawns()))
+                            : Reply.notAllowed("GET, POST");
+        }
+        if (path.startsWith(SPAWN_PREFIX)
+                && path.length() > SPAWN_PREFIX.length()
+                && path.indexOf('/', SPAWN_PREFIX.length()) < 0) {
+            String id = path.substring(SPAWN_PREFIX.length());
+            return method.equals(HttpMethod.GET)
+                    ? show(id)
+                    : method.equals(HttpMethod.DELETE) ? close(id) : Reply.notAllowed("GET, DELETE");
+        }
+        if (path.equals("/reload")) {
+            return method.equals(HttpMethod.POST) ? reload() : Reply.notAllowed("POST");
+        }
+        return Reply.errors(
+                NOT_FOUND,
+                List.of("path: " + path
+                        + " (expected: /spawns, /spawns/{id}, /reload, /metrics, /healthz or /readyz)"));
+    }
+
+    private Reply open(String body) {
+        SpawnPolicy policy;
+        try {
+            policy = SpawnPolicyJson.parse("spawn", body);
+        } catch (ConfigException e) {
+            return Reply.errors(BAD_REQUEST, e.problems());
+        }
+        if (!relay.accepting()) {
+            return Reply.errors(
+                    SERVICE_UNAVAILABLE, List.of("daemon: draining (expected: a daemon that takes new spawns)"));
+        }
+        if (relay.spawn(policy.id()).isPresent()) {
+            return Reply.errors(CONFLICT, List.of("id: " + policy.id() + " (expected: not the id of an open spawn)"));
+        }
+        try {
+            SpawnHandle handle = relay.open(policy);
+            log.atInfo()
+                    .addKeyValue("spawn", handle.id())
+                    .addKeyValue("socket", handle.socket())
+                    .log("spawn opened");
+            ObjectNode answer = SpawnJson.JSON.createObjectNode();
+            answer.put("id", handle.id());
+            answer.setAll(SpawnJson.ready(handle));
+            return Reply.json(CREATED, answer);
+        } catch (IllegalStateException e) {
+            return Reply.errors(relay.accepting() ? CONFLICT : SERVICE_UNAVAILABLE, List.of(e.getMessage()));
+        } catch (IOException | RuntimeException e) {
+            log.warn("spawn {}: cannot open: {}", policy.id(), e.toString());
+            return Reply.errors(
+                    INTERNAL_SERVER_ERROR, List.of("spawn " + policy.id() + ": cannot open: " + e.getMessage()));
+        }
+    }
+
+    private Reply show(String id) {
+        Optional<SpawnHandle> handle = relay.spawn(id);
+        return handle.isPresent() ? Reply.json(OK, SpawnJson.described(handle.get())) : unknown(id);
+    }
+
+    private Reply close(String id) {
+        Optional<SpawnHandle> handle = relay.spawn(id);
+        if (handle.isEmpty()) {
+            return unknown(id);
+        }
+        try {
+            handle.get().close();
+            log.atInfo().addKeyValue("spawn", id).log("spawn closed");
+            return Reply.noContent();
+        } catch (RuntimeException e) {
+            log.warn("spawn {}: while closing: {}", id, e.toString());
+            return Reply.errors(INTERNAL_SERVER_ERROR, List.of("spawn " + id + ": " + e.getMessage()));
+        }
+    }
+
+    /** Reads the host configuration again; a bad one keeps the generation in effect. */
+    Reply reload() {
+        HostConfig host;
+        try {
+            host = hosts.read();
+        } catch (ConfigException e) {
+            relay.metrics().reloaded(false);
+            log.warn("reload refused, generation {} stays: {}", relay.generation(), String.join("; ", e.problems()));
+            return reloadRefused(e.problems());
+        }
+        try {
+            long generation = relay.reload(host);
+            ObjectNode answer = SpawnJson.JSON.createObjectNode();
+            answer.put("generation", generation);
+            return Reply.json(OK, answer);
+        } catch (IOException | RuntimeException e) {
+            log.warn("reload failed, generation {} stays: {}", relay.generation(), e.toString());
+            return reloadRefused(List.of(String.valueOf(e.getMessage())));
+        }
+    }
+
+    private Reply reloadRefused(List<String> problems) {
+        ObjectNode body = SpawnJson.JSON.createObjectNode();
+        problems.forEach(body.putArray("errors")::add);
+        body.put("generation", relay.generation());
+        return Reply.json(BAD_REQUEST, body);
+    }
+
+    private static Reply unknown(String id) {
+        return Reply.errors(NOT_FOUND, List.of("spawn: " + id + " (expected: the id of an open spawn)"));
+    }
+}

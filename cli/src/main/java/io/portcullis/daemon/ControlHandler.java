@@ -1,0 +1,91 @@
+package io.portcullis.daemon;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.portcullis.relay.ops.Replies;
+import io.portcullis.relay.ops.Reply;
+import io.portcullis.relay.ops.Routes;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hands each complete control request to the control thread and writes its reply back; the
+ * operator's routes ({@code /metrics}, {@code /healthz}, {@code /readyz}) are answered without it,
+ * so a probe never waits behind a spawn being opened. A request the codec could not read is
+ * {@code 400}.
+ */
+final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final Logger log = LoggerFactory.getLogger(ControlHandler.class);
+
+    private final Control control;
+    private final Routes routes;
+    private final Executor thread;
+
+    ControlHandler(Control control, Routes routes, Executor thread) {
+        this.control = control;
+        this.routes = routes;
+        this.thread = thread;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        if (request.decoderResult().isFailure()) {
+            Replies.write(
+                    ctx,
+                    Reply.errors(
+                            HttpResponseStatus.BAD_REQUEST,
+                            List.of("request: " + request.decoderResult().cause() + " (expected: HTTP/1.1)")),
+                    false,
+                    false);
+            return;
+        }
+        HttpMethod method = request.method();
+        String path = new QueryStringDecoder(request.uri()).path();
+        Optional<CompletableFuture<Reply>> operator = routes.answer(method, path);
+        if (operator.isPresent()) {
+            operator.get().thenAccept(answer -> logAnswer(method, path, answer));
+            Replies.write(ctx, operator.get(), keepAlive, method.equals(HttpMethod.HEAD));
+            return;
+        }
+        String body = request.content().toString(StandardCharsets.UTF_8);
+        CompletableFuture<Reply> reply = new CompletableFuture<>();
+        try {
+            thread.execute(() -> {
+                try {
+                    Reply answer = control.handle(method, path, body);
+                    logAnswer(method, path, answer);
+                    reply.complete(answer);
+                } catch (RuntimeException e) {
+                    log.warn("control {} {}: {}", method, path, e.toString());
+                    reply.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException closing) {
+            reply.complete(Reply.errors(HttpResponseStatus.SERVICE_UNAVAILABLE, List.of("daemon: closing")));
+            keepAlive = false;
+        }
+        Replies.write(ctx, reply, keepAlive, false);
+    }
+
+    private static void logAnswer(HttpMethod method, String path, Reply answer) {
+        log.debug("control {} {}: {}", method, path, answer.status().code());
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("control connection: {}", cause.toString());
+        ctx.close();
+    }
+}

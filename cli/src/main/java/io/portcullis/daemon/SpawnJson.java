@@ -1,0 +1,63 @@
+package io.portcullis.daemon;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.relay.SpawnHandle;
+import io.portcullis.relay.policy.SpawnPolicy;
+import java.util.Collection;
+
+/** How an open spawn is shown: the ready line of {@code portcullis relay} and the control API's answers. */
+public final class SpawnJson {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private SpawnJson() {}
+
+    /**
+     * {@code {"socket", "proxyPort", "forwards", "door", "tokenFile", "named", "dns"}} (SPEC R5,
+     * R24): {@code named} lists each named entry as {@code {"target": "db.lan:5432", "address":
+     * "127.77.0.1:5432"}}, the socket its entry binds ({@code --named}); {@code dns} is the DNS
+     * socket, {@code "127.0.0.1:53"} ({@code --dns}).
+     */
+    public static ObjectNode ready(SpawnHandle handle) {
+        ObjectNode line = JSON.createObjectNode();
+        line.put("socket", handle.socket().toString());
+        line.put("proxyPort", handle.proxyPort());
+        ArrayNode forwards = line.putArray("forwards");
+        handle.forwards().forEach(forwards::add);
+        if (handle.door().isPresent()) {
+            line.put("door", handle.door().getAsInt());
+        } else {
+            line.putNull("door");
+        }
+        if (handle.tokenFile().isPresent()) {
+            line.put("tokenFile", handle.tokenFile().get().toString());
+        } else {
+            line.putNull("tokenFile");
+        }
+        ArrayNode named = line.putArray("named");
+        for (SpawnPolicy.Named entry : handle.named()) {
+            ObjectNode one = named.addObject();
+            one.put("target", entry.entry().target().toString());
+            one.put("address", Handoff.text(entry.address()));
+        }
+        line.put("dns", Handoff.text(handle.dns()));
+        return line;
+    }
+
+    /** The ready line with the spawn's id first and its open connections last. */
+    static ObjectNode described(SpawnHandle handle) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put("id", handle.id());
+        node.setAll(ready(handle));
+        node.put("openConnections", handle.openConnections());
+        return node;
+    }
+
+    static ArrayNode list(Collection<SpawnHandle> handles) {
+        ArrayNode list = JSON.createArrayNode();
+        handles.stream().sorted((a, b) -> a.id().compareTo(b.id())).forEach(handle -> list.add(described(handle)));
+        return list;
+    }
+}

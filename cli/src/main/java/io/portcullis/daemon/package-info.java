@@ -1,0 +1,2 @@
+/** The daemon: many spawns in one relay, opened and closed over a unix control socket that speaks HTTP/1.1 and JSON. */
+package io.portcullis.daemon;

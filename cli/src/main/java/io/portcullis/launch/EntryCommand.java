@@ -1,0 +1,100 @@
+package io.portcullis.launch;
+
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.relay.SpawnHandle;
+import io.portcullis.relay.policy.SpawnPolicy;
+import java.net.InetSocketAddress;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * How the entry is started: {@code ./portcullis entry}, which runs it with its tuned JVM options and
+ * start-up cache, or, without that executable, this JVM's {@code java} with the entry's jar.
+ *
+ * @param prefix the command line up to the entry's own options
+ */
+public record EntryCommand(List<String> prefix) {
+    private static final String ENTRY_MAIN = "io.portcullis.entry.Main";
+
+    public EntryCommand {
+        prefix = List.copyOf(prefix);
+        if (prefix.isEmpty()) {
+            throw new IllegalArgumentException("prefix: [] (expected: a program to run)");
+        }
+    }
+
+    /** {@code EXECUTABLE entry}, the way a user runs the entry. */
+    public static EntryCommand executable(Path portcullis) {
+        return new EntryCommand(List.of(portcullis.toString(), "entry"));
+    }
+
+    /** This JVM's {@code java} with the jar that holds the entry; it depends on the JDK alone. */
+    public static EntryCommand thisJava(Path javaHome) {
+        return new EntryCommand(List.of(
+                javaHome.resolve("bin").resolve("java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xmx32m",
+                "-Xlog:disable",
+                "-Xlog:all=warning:stderr",
+                "-cp",
+                entryJar().toString(),
+                ENTRY_MAIN));
+    }
+
+    private static Path entryJar() {
+        try {
+            return Path.of(io.portcullis.entry.Main.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("the entry's jar cannot be found: " + e.getMessage(), e);
+        }
+    }
+
+    /** The entry's command line for {@code spawn}, with the readiness line on {@code readyFd} and then {@code command}. */
+    public List<String> argv(SpawnHandle spawn, int readyFd, List<String> command) {
+        Objects.requireNonNull(spawn, "spawn");
+        return argv(
+                spawn.socket(),
+                spawn.proxyPort(),
+                spawn.forwards(),
+                spawn.door(),
+                spawn.named().stream().map(SpawnPolicy.Named::address).toList(),
+                readyFd,
+                command);
+    }
+
+    /** The entry's command line; it always binds the namespace's DNS socket ({@code --dns}, SPEC R24). */
+    List<String> argv(
+            Path socket,
+            int proxyPort,
+            List<Integer> forwards,
+            OptionalInt door,
+            List<InetSocketAddress> named,
+            int readyFd,
+            List<String> command) {
+        if (command.isEmpty()) {
+            throw new IllegalArgumentException("command: [] (expected: a program to run)");
+        }
+        List<String> argv = new ArrayList<>(prefix);
+        argv.addAll(List.of("--relay", socket.toString(), "--proxy-port", String.valueOf(proxyPort)));
+        for (int port : forwards) {
+            argv.addAll(List.of("--forward", String.valueOf(port)));
+        }
+        door.ifPresent(port -> argv.addAll(List.of("--door", String.valueOf(port))));
+        for (InetSocketAddress address : named) {
+            argv.addAll(List.of("--named", Handoff.text(address)));
+        }
+        argv.addAll(List.of("--dns", "--ready-fd", String.valueOf(readyFd), "--"));
+        argv.addAll(command);
+        return argv;
+    }
+}

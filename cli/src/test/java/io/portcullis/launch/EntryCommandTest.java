@@ -1,0 +1,69 @@
+package io.portcullis.launch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+class EntryCommandTest {
+
+    @Test
+    void theEntryGetsTheSpawnsPortsTheReadinessDescriptorAndTheCommand() {
+        EntryCommand entry = EntryCommand.executable(Path.of("/opt/portcullis/portcullis"));
+        List<String> argv = entry.argv(
+                Path.of("/tmp/spawn-x/relay.sock"),
+                39082,
+                List.of(5000, 39080),
+                OptionalInt.of(3001),
+                List.of(new InetSocketAddress(InetAddress.ofLiteral("127.77.0.1"), 5432)),
+                3,
+                List.of("curl", "-v"));
+        assertEquals(
+                List.of(
+                        "/opt/portcullis/portcullis",
+                        "entry",
+                        "--relay",
+                        "/tmp/spawn-x/relay.sock",
+                        "--proxy-port",
+                        "39082",
+                        "--forward",
+                        "5000",
+                        "--forward",
+                        "39080",
+                        "--door",
+                        "3001",
+                        "--named",
+                        "127.77.0.1:5432",
+                        "--dns",
+                        "--ready-fd",
+                        "3",
+                        "--",
+                        "curl",
+                        "-v"),
+                argv);
+    }
+
+    @Test
+    void withoutACommandThereIsNothingToRun() {
+        EntryCommand entry = EntryCommand.executable(Path.of("portcullis"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> entry.argv(Path.of("s"), 39080, List.of(), OptionalInt.empty(), List.of(), 3, List.of()));
+    }
+
+    @Test
+    void thisJavaRunsTheEntrysMainFromAJarThatExists() {
+        List<String> prefix =
+                EntryCommand.thisJava(Path.of(System.getProperty("java.home"))).prefix();
+        assertEquals("io.portcullis.entry.Main", prefix.getLast());
+        assertTrue(Files.isExecutable(Path.of(prefix.getFirst())), prefix.toString());
+        assertTrue(Files.exists(Path.of(prefix.get(prefix.indexOf("-cp") + 1))), prefix.toString());
+    }
+}

@@ -1,5 +1,0 @@
-/**
- * A self-contained world of network namespaces, a DNS server and origins, for {@code portcullis
- * demo} and the end-to-end tests.
- */
-package io.portcullis.relay.world;
