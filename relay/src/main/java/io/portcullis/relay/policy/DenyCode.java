@@ -1,5 +1,7 @@
 package io.portcullis.relay.policy;
 
+import io.portcullis.owner.OwnerCode;
+
 /**
  * Why a connection was refused or failed (SPEC R17). The string is stable: logs, metrics, replies
  * and tests use it. The sentence is the one human explanation, used in reply bodies and docs.
@@ -75,6 +77,28 @@ public enum DenyCode {
     /** One human sentence, without a final period. */
     public String sentence() {
         return sentence;
+    }
+
+    /**
+     * The deny code of an owner check's refusal: one case per owner code, so a new owner code does
+     * not compile until it has its deny code.
+     */
+    public static DenyCode of(OwnerCode code) {
+        return switch (code) {
+            case NONE -> OWNER_NONE;
+            case UNMAPPED -> OWNER_UNMAPPED;
+            case GATEWAY -> OWNER_GATEWAY;
+            case WALL -> OWNER_WALL;
+            case CHECKOUT -> OWNER_CHECKOUT;
+            case DEFAULT_USER -> OWNER_DEFAULT_USER;
+            case ROOT -> OWNER_ROOT;
+            case UNLABELLED -> OWNER_UNLABELLED;
+            case UNKNOWN_PROJECT -> OWNER_UNKNOWN_PROJECT;
+            case OTHER_ADDON -> OWNER_OTHER_ADDON;
+            case OTHER_USER -> OWNER_OTHER_USER;
+            case ERROR -> OWNER_ERROR;
+            case DOCKER_DOWN -> OWNER_DOCKER_DOWN;
+        };
     }
 
     /** The code with this string, or null. */

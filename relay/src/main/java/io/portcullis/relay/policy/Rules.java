@@ -292,10 +292,9 @@ public final class Rules {
         for (int i = 0; i < answers.size(); i++) {
             OwnerAnswer answer = answers.get(i);
             if (!answer.allowed()) {
-                DenyCode code = DenyCode.of(answer.code().code());
                 OwnerQuery query = ask.queries().get(i);
                 return new Verdict.Deny(
-                        code == null ? DenyCode.OWNER_ERROR : code,
+                        DenyCode.of(answer.code()),
                         "owner check of " + Literals.format(query.address()) + " port " + query.port() + ": "
                                 + answer.detail(),
                         ask.allow().resolved(),
