@@ -3,6 +3,7 @@ package io.portcullis.relay.handoff;
 import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.entry.handoff.Handoff.Kind;
 import io.portcullis.entry.handoff.Receiver.Wanted;
+import io.portcullis.relay.policy.Checks;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +24,10 @@ public record SpawnPorts(int proxy, Set<Integer> forwards, int door, List<InetSo
     public SpawnPorts {
         forwards = Set.copyOf(new TreeSet<>(forwards));
         named = List.copyOf(named);
-        checkPort("proxy", proxy);
-        forwards.forEach(port -> checkPort("forwards", port));
+        Checks.port("proxy", proxy);
+        forwards.forEach(port -> Checks.port("forwards", port));
         if (door != 0) {
-            checkPort("door", door);
+            Checks.port("door", door);
         }
         if (forwards.contains(proxy) || forwards.contains(door) || (door != 0 && door == proxy)) {
             throw new IllegalArgumentException("ports: proxy " + proxy + ", forwards " + forwards + ", door " + door
@@ -59,11 +60,5 @@ public record SpawnPorts(int proxy, Set<Integer> forwards, int door, List<InetSo
     /** The forwards in ascending order. */
     public List<Integer> sortedForwards() {
         return new TreeSet<>(forwards).stream().toList();
-    }
-
-    private static void checkPort(String name, int port) {
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException(name + ": " + port + " (expected: 1-65535)");
-        }
     }
 }

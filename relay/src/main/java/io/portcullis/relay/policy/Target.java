@@ -30,9 +30,7 @@ public record Target(String host, int port, InetAddress literal) {
 
     public Target {
         Objects.requireNonNull(host, "host");
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
-        }
+        Checks.port("port", port);
         if (literal != null && !host.equals(Literals.format(literal))) {
             throw new IllegalArgumentException(
                     "host: " + Strings.quote(host) + " (expected: the canonical form of " + literal + ")");
