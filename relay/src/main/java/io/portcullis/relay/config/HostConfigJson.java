@@ -73,7 +73,7 @@ public final class HostConfigJson {
                 && upstream != null
                 && upstream.isPresent()
                 && !upstream.get().proxy().isName()) {
-            Cidr block = new DenyList(deny).match(upstream.get().proxy().literal());
+            Cidr block = new DenyList(deny).matchAnyForm(upstream.get().proxy().literal());
             if (block != null) {
                 problems.add("upstream.proxy: " + upstream.get().proxy()
                         + " (expected: an address outside the deny list; it is in " + block + ")");

@@ -35,8 +35,20 @@ import org.slf4j.LoggerFactory;
  */
 final class Answer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(Answer.class);
-    private static final Set<String> HOP_BY_HOP =
-            Set.of("connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade", "transfer-encoding");
+    /**
+     * Fields never passed back: hop-by-hop (RFC 9110 section 7.6.1), and a proxy's challenge, which
+     * belongs to the relay's hop to an upstream proxy (SPEC R25), never to the client's.
+     */
+    private static final Set<String> HOP_BY_HOP = Set.of(
+            "connection",
+            "keep-alive",
+            "proxy-connection",
+            "proxy-authenticate",
+            "te",
+            "trailer",
+            "upgrade",
+            "transfer-encoding");
+
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 

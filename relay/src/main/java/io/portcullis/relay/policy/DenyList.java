@@ -60,6 +60,18 @@ public final class DenyList {
         return block;
     }
 
+    /**
+     * The first block holding {@code address} or the IPv4 address it carries in any form
+     * (mapped, compatible, NAT64, 6to4, Teredo), or null: the check a listed target gets (R14),
+     * for an address the relay dials that no target names, such as an upstream proxy's.
+     */
+    public Cidr matchAnyForm(InetAddress address) {
+        Ip ip = Ip.of(address);
+        Cidr block = matchAsDialed(ip);
+        Ip.Embedded embedded = ip.embedded();
+        return block == null && embedded != null ? matchAsDialed(embedded.address()) : block;
+    }
+
     /** The first block holding {@code ip} itself, not the IPv4 address it may carry, or null. */
     Cidr matchAsDialed(Ip ip) {
         for (int i = 0; i < matchers.length; i++) {

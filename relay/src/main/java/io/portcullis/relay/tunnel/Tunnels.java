@@ -190,9 +190,9 @@ public final class Tunnels {
         if (via.isPresent()) {
             UpstreamProxy.Request request = via.get().request(allow);
             proxied = Optional.of(request);
-            record.dialing(allow.dial().getFirst());
+            via.get().checked(allow).ifPresent(record::dialing);
             dialed = via.get()
-                    .reach(client.eventLoop(), proxy -> record.upstream(proxy, "http://" + request.authority()));
+                    .reach(client.eventLoop(), allow, proxy -> record.upstream(proxy, "http://" + request.authority()));
         } else {
             proxied = Optional.empty();
             dialed = dialer.dial(client.eventLoop(), allow.dial(), record::dialing);
@@ -203,7 +203,11 @@ public final class Tunnels {
                 case Dialer.Connected connected
                 when client.isActive() -> {
                     record.connected();
-                    then.connected(client, connected.channel(), proxied);
+                    try {
+                        then.connected(client, connected.channel(), proxied);
+                    } catch (RuntimeException e) {
+                        broken(client, connected.channel(), e);
+                    }
                 }
                 case Dialer.Connected connected -> {
                     then.abandoned(client);
@@ -221,7 +225,7 @@ public final class Tunnels {
     /** A byte tunnel through the upstream proxy: a CONNECT for the checked address. */
     private void through(Channel client, UpstreamProxy proxy, Verdict.Allow allow, Then then, long dialing) {
         ConnectionRecord record = ConnectionRecord.of(client);
-        proxy.connect(client.eventLoop(), allow, (address, authority, checked) -> {
+        proxy.connect(client, allow, (address, authority, checked) -> {
                     record.upstream(address, "CONNECT " + authority);
                     checked.ifPresent(record::dialing);
                 })
@@ -232,7 +236,13 @@ public final class Tunnels {
                         when client.isActive() -> {
                             record.upstreamStatus(tunnel.status());
                             record.connected();
-                            then.connected(client, tunnel.channel(), Optional.empty());
+                            try {
+                                then.connected(client, tunnel.channel(), Optional.empty());
+                            } catch (RuntimeException e) {
+                                tunnel.leftover().release();
+                                broken(client, tunnel.channel(), e);
+                                return;
+                            }
                             // The target's first bytes, sent with the proxy's answer, follow the kind's own answer.
                             if (tunnel.leftover().isReadable()) {
                                 record.down(tunnel.leftover().readableBytes());
@@ -245,6 +255,11 @@ public final class Tunnels {
                             tunnel.leftover().release();
                             then.abandoned(client);
                             tunnel.channel().close();
+                        }
+                        case UpstreamProxy.Failed failed
+                        when !client.isActive() -> {
+                            record.fail(failed.code());
+                            then.abandoned(client);
                         }
                         case UpstreamProxy.Failed failed -> {
                             log.debug("connection {}: {}", record.id(), failed.detail());
@@ -259,5 +274,17 @@ public final class Tunnels {
                         }
                     }
                 });
+    }
+
+    /**
+     * A kind failed to take over a connected tunnel: fail closed, both sides closed and the record
+     * settled, rather than leave two open channels that nothing reads.
+     */
+    private static void broken(Channel client, Channel upstream, RuntimeException e) {
+        ConnectionRecord record = ConnectionRecord.of(client);
+        log.warn("connection {}: the tunnel could not start: {}", record.id(), e.toString());
+        record.fail(DenyCode.RELAY_ERROR);
+        upstream.close();
+        client.close();
     }
 }

@@ -3,6 +3,7 @@ package io.portcullis.relay.tunnel;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
@@ -98,6 +99,17 @@ public final class UpstreamProxy {
             Objects.requireNonNull(authority, "authority");
             Objects.requireNonNull(authorization, "authorization");
         }
+
+        @Override
+        public String toString() {
+            return "Request[authority=" + authority + ", authorization="
+                    + (authorization.isPresent() ? "(set)" : "none") + "]";
+        }
+    }
+
+    /** The checked address the proxy is told of for {@code allow}: its first, or none when the name is sent. */
+    public Optional<InetSocketAddress> checked(Verdict.Allow allow) {
+        return sendsName(allow) ? Optional.empty() : Optional.of(allow.dial().getFirst());
     }
 
     /** The authority a plain HTTP request for {@code allow} names upstream: its first checked address, or its name. */
@@ -105,11 +117,15 @@ public final class UpstreamProxy {
         return new Request(authorities(allow).getFirst(), config.authorization());
     }
 
-    /** Connects to the proxy itself, for a plain HTTP request sent to it in absolute form. */
-    public CompletableFuture<Dialer.Outcome> reach(EventLoop loop, Consumer<InetSocketAddress> attempt) {
-        return proxyAddresses().thenCompose(addresses -> switch (addresses) {
+    /**
+     * Connects to the proxy itself, for a plain HTTP request for {@code allow} sent to it in
+     * absolute form; completes on {@code loop}.
+     */
+    public CompletableFuture<Dialer.Outcome> reach(
+            EventLoop loop, Verdict.Allow allow, Consumer<InetSocketAddress> attempt) {
+        return proxyAddresses(loop, allow).thenCompose(addresses -> switch (addresses) {
             case Unusable unusable ->
-                CompletableFuture.completedFuture(new Dialer.Failed(DenyCode.UPSTREAM_FAILED, unusable.detail()));
+                CompletableFuture.completedFuture(new Dialer.Failed(unusable.code(), unusable.detail()));
             case Judged judged ->
                 dialer.dial(loop, judged.addresses(), attempt).thenApply(UpstreamProxy::asUpstreamFailure);
         });
@@ -121,15 +137,19 @@ public final class UpstreamProxy {
      * channel carries the target's bytes; any the proxy sent after its answer are in {@link
      * Tunnel#leftover()}.
      *
+     * @param client the connection the tunnel is for: once it closes, no further CONNECT is sent
+     *     and one under way is given up
      * @param attempt told of each proxy address before it is dialed
+     * @return completes on the client's event loop
      */
-    public CompletableFuture<Outcome> connect(EventLoop loop, Verdict.Allow allow, Attempt attempt) {
-        return proxyAddresses().thenCompose(addresses -> switch (addresses) {
+    public CompletableFuture<Outcome> connect(Channel client, Verdict.Allow allow, Attempt attempt) {
+        EventLoop loop = client.eventLoop();
+        return proxyAddresses(loop, allow).thenCompose(addresses -> switch (addresses) {
             case Unusable unusable ->
-                CompletableFuture.completedFuture(new Failed(DenyCode.UPSTREAM_FAILED, unusable.detail(), 0));
+                CompletableFuture.completedFuture(new Failed(unusable.code(), unusable.detail(), 0));
             case Judged judged -> {
                 CompletableFuture<Outcome> result = new CompletableFuture<>();
-                next(loop, judged.addresses(), allow, authorities(allow), 0, attempt, result);
+                next(client, judged.addresses(), allow, authorities(allow), 0, attempt, result);
                 yield result;
             }
         });
@@ -168,13 +188,19 @@ public final class UpstreamProxy {
     public record Failed(DenyCode code, String detail, int status) implements Outcome {}
 
     private void next(
-            EventLoop loop,
+            Channel client,
             List<InetSocketAddress> proxies,
             Verdict.Allow allow,
             List<String> authorities,
             int index,
             Attempt attempt,
             CompletableFuture<Outcome> result) {
+        if (!client.isActive()) {
+            result.complete(
+                    new Failed(DenyCode.CLIENT_CLOSED, "the client left before the upstream proxy answered", 0));
+            return;
+        }
+        EventLoop loop = client.eventLoop();
         String authority = authorities.get(index);
         Optional<InetSocketAddress> checked = authorities.size() == allow.dial().size() && !sendsName(allow)
                 ? Optional.of(allow.dial().get(index))
@@ -186,7 +212,7 @@ public final class UpstreamProxy {
                             result.complete(
                                     new Failed(DenyCode.UPSTREAM_FAILED, "the upstream proxy: " + failed.detail(), 0));
                         case Dialer.Connected connected ->
-                            handshake(connected, authority).whenComplete((outcome, error) -> {
+                            handshake(client, connected, authority).whenComplete((outcome, error) -> {
                                 if (error != null) {
                                     connected.channel().close();
                                     result.complete(
@@ -194,7 +220,7 @@ public final class UpstreamProxy {
                                 } else if (outcome instanceof Failed failed
                                         && isUnreachable(failed.status())
                                         && index + 1 < authorities.size()) {
-                                    next(loop, proxies, allow, authorities, index + 1, attempt, result);
+                                    next(client, proxies, allow, authorities, index + 1, attempt, result);
                                 } else {
                                     result.complete(outcome);
                                 }
@@ -207,12 +233,18 @@ public final class UpstreamProxy {
         return status == 502 || status == 503 || status == 504;
     }
 
-    /** Sends the CONNECT and reads the answer's head; completes on the channel's event loop. */
-    private CompletableFuture<Outcome> handshake(Dialer.Connected connected, String authority) {
+    /**
+     * Sends the CONNECT and reads the answer's head; completes on the channel's event loop. The
+     * client closing meanwhile gives the handshake up and closes the proxy's connection.
+     */
+    private CompletableFuture<Outcome> handshake(Channel client, Dialer.Connected connected, String authority) {
         Channel channel = connected.channel();
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         Answer answer = new Answer(connected.address(), authority, outcome);
         channel.pipeline().addLast("upstream-answer", answer);
+        ChannelFutureListener gone = closed -> answer.fail("the client left");
+        client.closeFuture().addListener(gone);
+        outcome.whenComplete((done, error) -> client.closeFuture().removeListener(gone));
         StringBuilder head = new StringBuilder()
                 .append("CONNECT ")
                 .append(authority)
@@ -366,28 +398,46 @@ public final class UpstreamProxy {
     /** Every address of the proxy is outside the deny list. */
     private record Judged(List<InetSocketAddress> addresses) implements ProxyAddresses {}
 
-    /** The proxy's name did not resolve, or an address of it is in the deny list. */
-    private record Unusable(String detail) implements ProxyAddresses {}
+    /**
+     * The proxy's name did not resolve, an address of it is in the deny list ({@code
+     * upstream-failed}), or the target is the proxy itself ({@code upstream-refused}).
+     */
+    private record Unusable(DenyCode code, String detail) implements ProxyAddresses {}
 
-    private CompletableFuture<ProxyAddresses> proxyAddresses() {
+    /** The proxy's addresses for {@code allow}, judged; completes on {@code loop}, whatever thread resolved them. */
+    private CompletableFuture<ProxyAddresses> proxyAddresses(EventLoop loop, Verdict.Allow allow) {
         Target proxy = config.proxy();
         if (!proxy.isName()) {
-            return CompletableFuture.completedFuture(judge(List.of(proxy.literal())));
+            return CompletableFuture.completedFuture(judge(List.of(proxy.literal()), allow));
         }
         return resolver.resolve(proxy.host())
-                .thenApply(resolution -> resolution.outcome() == Resolution.Outcome.RESOLVED
-                        ? judge(resolution.addresses())
-                        : new Unusable("the upstream proxy's name " + proxy.host() + " did not resolve: "
-                                + resolution.detail()));
+                .thenApplyAsync(
+                        resolution -> resolution.outcome() == Resolution.Outcome.RESOLVED
+                                ? judge(resolution.addresses(), allow)
+                                : new Unusable(
+                                        DenyCode.UPSTREAM_FAILED,
+                                        "the upstream proxy's name " + proxy.host() + " did not resolve: "
+                                                + resolution.detail()),
+                        loop);
     }
 
-    private ProxyAddresses judge(List<InetAddress> addresses) {
+    private ProxyAddresses judge(List<InetAddress> addresses, Verdict.Allow allow) {
         List<InetSocketAddress> judged = new ArrayList<>(addresses.size());
         for (InetAddress address : addresses) {
-            Cidr block = denyList.match(address);
+            Cidr block = denyList.matchAnyForm(address);
             if (block != null) {
-                return new Unusable("the upstream proxy's address " + Target.text(address) + " is in the deny list ("
-                        + block + ")");
+                return new Unusable(
+                        DenyCode.UPSTREAM_FAILED,
+                        "the upstream proxy's address " + Target.text(address) + " is in the deny list (" + block
+                                + ")");
+            }
+            for (InetSocketAddress target : allow.dial()) {
+                if (target.getAddress().equals(address)) {
+                    // Asked to reach itself, a proxy would do so from inside its own perimeter.
+                    return new Unusable(
+                            DenyCode.UPSTREAM_REFUSED,
+                            "the target " + Target.text(target) + " is the upstream proxy itself");
+                }
             }
             judged.add(new InetSocketAddress(address, config.proxy().port()));
         }

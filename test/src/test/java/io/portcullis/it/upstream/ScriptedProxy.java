@@ -32,6 +32,7 @@ final class ScriptedProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final List<String> heads = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger ended = new java.util.concurrent.atomic.AtomicInteger();
     private final List<Socket> open = new CopyOnWriteArrayList<>();
 
     ScriptedProxy(List<Answer> answers) throws IOException {
@@ -55,6 +56,11 @@ final class ScriptedProxy implements AutoCloseable {
         return server.getLocalPort();
     }
 
+    /** How many connections have ended, the relay having closed its side or this one its own. */
+    int ended() {
+        return ended.get();
+    }
+
     /** The request heads read so far, one per connection, without their final empty line. */
     List<String> heads() {
         return List.copyOf(heads);
@@ -74,6 +80,8 @@ final class ScriptedProxy implements AutoCloseable {
             }
         } catch (IOException e) {
             // The relay closed its side: this connection is over.
+        } finally {
+            ended.incrementAndGet();
         }
     }
 

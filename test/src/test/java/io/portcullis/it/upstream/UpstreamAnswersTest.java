@@ -28,7 +28,8 @@ class UpstreamAnswersTest {
     static final TestWorld world = TestWorld.create();
 
     private static final String POLICY = """
-            {"id": "answers", "hosts": [{"target": "origin.test:7", "scheme": "tcp"}, {"target": "two.test:7", "scheme": "tcp"}]}
+            {"id": "answers", "hosts": [{"target": "origin.test:7", "scheme": "tcp"}, {"target": "two.test:7", "scheme": "tcp"},
+              {"target": "origin.test:80", "scheme": "http"}]}
             """;
     private static final String ESTABLISHED = "HTTP/1.1 200 Connection established\r\n\r\n";
 
@@ -38,7 +39,8 @@ class UpstreamAnswersTest {
                 .set("origin.test", DnsAnswer.of("93.184.77.10"))
                 .set("two.test", DnsAnswer.of("93.184.77.10", "93.184.77.11"))
                 .set("proxy.test", DnsAnswer.of("127.0.0.1"))
-                .set("metadata-proxy.test", DnsAnswer.of("169.254.169.254"));
+                .set("metadata-proxy.test", DnsAnswer.of("169.254.169.254"))
+                .set("nat64-proxy.test", DnsAnswer.of("64:ff9b::a9fe:a9fe"));
     }
 
     @Test
@@ -113,9 +115,11 @@ class UpstreamAnswersTest {
             Outcome named = connect(proxy, "proxy.test:" + proxy.port(), "", "origin.test");
             assertEquals(ESTABLISHED + "ping\n", named.answer(), named.toString());
 
-            Outcome metadata = connect(proxy, "metadata-proxy.test:" + proxy.port(), "", "origin.test");
-            assertTrue(metadata.answer().contains("Portcullis-Error: upstream-failed\r\n"), metadata.toString());
-            assertNull(metadata.line().upstream(), "the proxy's deny-listed address was never dialed");
+            for (String name : List.of("metadata-proxy.test", "nat64-proxy.test")) {
+                Outcome metadata = connect(proxy, name + ":" + proxy.port(), "", "origin.test");
+                assertTrue(metadata.answer().contains("Portcullis-Error: upstream-failed\r\n"), metadata.toString());
+                assertNull(metadata.line().upstream(), name + ": the proxy's deny-listed address was never dialed");
+            }
             assertEquals(1, proxy.heads().size(), proxy.heads().toString());
         }
     }
@@ -132,6 +136,61 @@ class UpstreamAnswersTest {
         }
     }
 
+    /** A client that resets its connection while the proxy has not answered: the relay gives the handshake up. */
+    @Test
+    void aClientThatResetsDuringTheHandshakeClosesTheProxysConnectionAtOnce() throws Exception {
+        try (ScriptedProxy proxy = new ScriptedProxy(List.of(new Answer("", Then.HOLD)))) {
+            String host = host("127.0.0.1:" + proxy.port(), "", "\"limits\": {\"connectTimeoutMillis\": 20000}");
+            try (Spawn spawn = Spawn.withHost(world.dir(), host, POLICY)) {
+                long start = System.nanoTime();
+                Run run = spawn.run(
+                        "python3 -c \"import os, socket, struct, time\n"
+                                + "s = socket.create_connection(('127.0.0.1', int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1])))\n"
+                                + "s.sendall(b'CONNECT origin.test:7 HTTP/1.1\\r\\nHost: origin.test:7\\r\\n\\r\\n')\n"
+                                + "time.sleep(0.5)\n"
+                                + "s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))\n"
+                                + "s.close()\"",
+                        60);
+                assertEquals(0, run.exit(), run.toString());
+                for (long deadline = System.nanoTime() + 5_000_000_000L; proxy.ended() == 0; ) {
+                    assertTrue(System.nanoTime() < deadline, "the proxy's connection outlived the client by 5 s");
+                    Thread.sleep(20);
+                }
+                assertTrue(System.nanoTime() - start < 15_000_000_000L, "given up before the 20 s answer timeout");
+                assertEquals(1, proxy.heads().size(), proxy.heads().toString());
+            }
+        }
+    }
+
+    @Test
+    void aPlainRequestGoesInAbsoluteFormAndTheProxysChallengeStaysWithTheRelay() throws Exception {
+        String challenge =
+                "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"corp-internal\"\r\n"
+                        + "Content-Length: 0\r\n\r\n";
+        try (ScriptedProxy proxy = new ScriptedProxy(List.of(new Answer(challenge, Then.CLOSE)));
+                Spawn spawn = Spawn.withHost(world.dir(), host("127.0.0.1:" + proxy.port(), "", ""), POLICY)) {
+            Run run = spawn.run(
+                    "printf 'GET http://origin.test/x HTTP/1.1\\r\\nHost: origin.test\\r\\n\\r\\n'"
+                            + " | socat -t 3 -T 10 - TCP:127.0.0.1:${HTTP_PROXY##*:}",
+                    60);
+            assertTrue(run.out().startsWith("HTTP/1.1 407 "), run.toString());
+            assertTrue(!run.out().contains("Proxy-Authenticate") && !run.out().contains("corp-internal"), run.out());
+            assertEquals(1, proxy.heads().size(), proxy.heads().toString());
+            assertTrue(
+                    proxy.heads().getFirst().startsWith("GET http://93.184.77.10:80/x HTTP/1.1\r\n"),
+                    proxy.heads().toString());
+            assertTrue(
+                    proxy.heads().getFirst().contains("\r\nHost: origin.test\r\n"),
+                    proxy.heads().toString());
+        }
+    }
+
+    private static String host(String proxyAuthority, String upstreamMore, String hostMore) {
+        return "{\"dns\": {\"servers\": [\"" + world.dns().hostConfigForm() + "\"], \"timeoutMillis\": 2000},"
+                + " \"upstream\": {\"proxy\": \"http://" + proxyAuthority + "\"" + upstreamMore + "}"
+                + (hostMore.isEmpty() ? "" : ", " + hostMore) + "}";
+    }
+
     private record Outcome(String answer, Decision line, Run run) {}
 
     private static Outcome connect(ScriptedProxy proxy, String proxyAuthority, String upstreamMore, String target)
@@ -143,10 +202,7 @@ class UpstreamAnswersTest {
     private static Outcome connect(
             ScriptedProxy proxy, String proxyAuthority, String upstreamMore, String target, String hostMore)
             throws Exception {
-        String host = "{\"dns\": {\"servers\": [\"" + world.dns().hostConfigForm() + "\"], \"timeoutMillis\": 2000},"
-                + " \"upstream\": {\"proxy\": \"http://" + proxyAuthority + "\"" + upstreamMore + "}"
-                + (hostMore.isEmpty() ? "" : ", " + hostMore) + "}";
-        try (Spawn spawn = Spawn.withHost(world.dir(), host, POLICY)) {
+        try (Spawn spawn = Spawn.withHost(world.dir(), host(proxyAuthority, upstreamMore, hostMore), POLICY)) {
             Run run = spawn.run(
                     "(printf 'CONNECT " + target + ":7 HTTP/1.1\\r\\nHost: " + target
                             + ":7\\r\\n\\r\\n'; sleep 0.5; printf 'ping\\n'; sleep 1)"
