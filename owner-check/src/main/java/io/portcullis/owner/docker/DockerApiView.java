@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,9 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     private final Object lock = new Object();
     private volatile List<ContainerInfo> view = List.of();
     private volatile boolean stale = true;
+    /** One more at each invalidation, so a list that raced one leaves the view stale. */
+    private final AtomicLong invalidations = new AtomicLong();
+
     private volatile Closeable events;
     private volatile List<DockerNetworks.Block> bridges;
     private volatile List<DockerNetworks.Block> subnets = List.of();
@@ -73,16 +77,20 @@ public final class DockerApiView implements DockerView, AutoCloseable {
             return view;
         }
         synchronized (lock) {
+            // The view is trusted again only once a list succeeded with no event meanwhile: marking
+            // it fresh before the list would let a question answered during a failing list read
+            // the old view instead of learning that Docker is down.
+            long before = invalidations.get();
             try {
-                stale = false;
                 List<ContainerInfo> listed = client.listContainersCmd().exec().stream()
                         .map(Containers::info)
                         .toList();
                 view = listed;
                 updateNetworks();
+                stale = invalidations.get() != before;
                 return listed;
             } catch (RuntimeException e) {
-                stale = true;
+                invalidate();
                 throw new DockerDownException("docker: " + e.getMessage(), e);
             }
         }
@@ -144,7 +152,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
         ResultCallback.Adapter<Event> stream = new ResultCallback.Adapter<>() {
             @Override
             public void onNext(Event event) {
-                stale = true;
+                invalidate();
                 if (event.getType() == EventType.NETWORK) {
                     timer.execute(DockerApiView.this::refreshNetworks);
                 }
@@ -178,8 +186,13 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     }
 
     private void lost() {
-        stale = true;
+        invalidate();
         events = null;
+    }
+
+    private void invalidate() {
+        invalidations.incrementAndGet();
+        stale = true;
     }
 
     @Override
