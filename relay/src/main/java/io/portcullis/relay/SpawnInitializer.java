@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannelConfig;
 import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.relay.decide.ConnectionJudge;
 import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
@@ -137,22 +138,20 @@ final class SpawnInitializer extends ChannelInitializer<Channel> {
 
     private ChannelHandler handler(Channel channel, Generation generation) {
         SpawnPolicy policy = spawn.policy();
+        // The generation's judge, bound once to this spawn and this connection (for its shadow's answer).
+        ConnectionJudge judge = request -> decide(channel, generation, policy, request);
         return switch (kind) {
-            case PROXY -> generation.proxy().handler(request -> decide(channel, generation, policy, request));
+            case PROXY -> generation.proxy().handler(judge);
             case FORWARD -> {
                 ConnectionRecord.of(channel).target(Request.forward(port).shown());
-                yield generation
-                        .forward()
-                        .handler(forward -> decide(channel, generation, policy, Request.forward(forward)), port);
+                yield generation.forward().handler(judge, Request.forward(port));
             }
             case DOOR -> generation.door().handler(policy, spawn.token().orElseThrow());
             case NAMED -> {
                 // A named entry's socket is a forward whose target is the entry itself (SPEC R24).
                 String target = named.orElseThrow().entry().target().toString();
                 ConnectionRecord.of(channel).target(target);
-                yield generation
-                        .forward()
-                        .handler(ignored -> decide(channel, generation, policy, Request.connect(target)), port);
+                yield generation.forward().handler(judge, Request.connect(target));
             }
             case DNS -> throw new IllegalStateException("kind: dns (expected: a stream socket's kind)");
         };

@@ -3,12 +3,12 @@ package io.portcullis.relay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.portcullis.relay.decide.ConnectionJudge;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Verdict;
-import io.portcullis.relay.proxy.ProxyJudge;
 import io.portcullis.relay.proxy.ProxyKind;
 import io.portcullis.relay.tunnel.Dialer;
 import io.portcullis.relay.tunnel.Transport;
@@ -36,7 +36,7 @@ class PlainHttpFramingTest {
     @BeforeEach
     void start() throws Exception {
         origin = RecordingOrigin.ok("fine");
-        ProxyJudge judge = request -> CompletableFuture.completedFuture(
+        ConnectionJudge judge = request -> CompletableFuture.completedFuture(
                 request.kind() == Request.Kind.HTTP && request.target().equals("127.0.0.1:" + origin.port())
                         ? new Verdict.Allow(
                                 List.of(origin.address()), List.of(InetAddress.getLoopbackAddress()), "test")

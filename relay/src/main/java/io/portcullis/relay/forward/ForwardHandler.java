@@ -8,8 +8,10 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.portcullis.relay.decide.ConnectionJudge;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.util.concurrent.TimeUnit;
 
@@ -21,15 +23,15 @@ import java.util.concurrent.TimeUnit;
 final class ForwardHandler extends ChannelInboundHandlerAdapter {
     private static final long DRAIN_MILLIS = 1000;
 
-    private final ForwardJudge judge;
-    private final int port;
+    private final ConnectionJudge judge;
+    private final Request request;
     private final Tunnels tunnels;
     private CompositeByteBuf early;
     private boolean refused;
 
-    ForwardHandler(ForwardJudge judge, int port, Tunnels tunnels) {
+    ForwardHandler(ConnectionJudge judge, Request request, Tunnels tunnels) {
         this.judge = judge;
-        this.port = port;
+        this.request = request;
         this.tunnels = tunnels;
     }
 
@@ -38,7 +40,7 @@ final class ForwardHandler extends ChannelInboundHandlerAdapter {
         ctx.channel().config().setAutoRead(false);
         early = ctx.alloc().compositeBuffer();
         // Until the tunnel is up, the second reference is the tunnel's: bytes still arriving join it.
-        tunnels.open(ctx.channel(), judge.judge(port), early.retain(), this::established, this::refused);
+        tunnels.open(ctx.channel(), judge.decide(request), early.retain(), this::established, this::refused);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.portcullis.relay.forward;
 
 import io.netty.channel.ChannelHandler;
+import io.portcullis.relay.decide.ConnectionJudge;
+import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.util.Objects;
 
@@ -12,8 +14,11 @@ public final class ForwardKind {
         this.tunnels = Objects.requireNonNull(tunnels, "tunnels");
     }
 
-    /** The handler for one connection to the forward on {@code port}, judged by {@code judge}. */
-    public ChannelHandler handler(ForwardJudge judge, int port) {
-        return new ForwardHandler(judge, port, tunnels);
+    /**
+     * The handler for one connection to a forward or a named entry, whose {@code request} (the
+     * forward's port, or the named entry's target) {@code judge} decides.
+     */
+    public ChannelHandler handler(ConnectionJudge judge, Request request) {
+        return new ForwardHandler(judge, request, tunnels);
     }
 }

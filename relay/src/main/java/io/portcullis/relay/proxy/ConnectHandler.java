@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.portcullis.relay.decide.ConnectionJudge;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.http.Head;
 import io.portcullis.relay.http.Replies;
@@ -28,11 +29,11 @@ import org.slf4j.LoggerFactory;
 final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
     private static final Logger log = LoggerFactory.getLogger(ConnectHandler.class);
 
-    private final ProxyJudge judge;
+    private final ConnectionJudge judge;
     private final Tunnels tunnels;
     private final Exchange.Limits limits;
 
-    ConnectHandler(ProxyJudge judge, Tunnels tunnels, Exchange.Limits limits) {
+    ConnectHandler(ConnectionJudge judge, Tunnels tunnels, Exchange.Limits limits) {
         this.judge = Objects.requireNonNull(judge, "judge");
         this.tunnels = Objects.requireNonNull(tunnels, "tunnels");
         this.limits = Objects.requireNonNull(limits, "limits");
@@ -49,7 +50,7 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
             ByteBuf early = head.content().retain();
             tunnels.open(
                     ctx.channel(),
-                    judge.judge(Request.connect(request.target())),
+                    judge.decide(Request.connect(request.target())),
                     early,
                     this::established,
                     ConnectHandler::refused);
@@ -76,7 +77,7 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
         }
         tunnels.connect(
                 client,
-                judge.judge(Request.http(plain.uri().authority())),
+                judge.decide(Request.http(plain.uri().authority())),
                 Exchange.after(this, plain.outgoing(), request.isHttp11(), after.retain(), limits));
     }
 

@@ -3,6 +3,7 @@ package io.portcullis.relay.proxy;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
+import io.portcullis.relay.decide.ConnectionJudge;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.http.HeadDecoder;
 import io.portcullis.relay.http.Replies;
@@ -35,7 +36,7 @@ public final class ProxyKind {
     }
 
     /** The handler for one proxy connection of the spawn that {@code judge} decides for. */
-    public ChannelHandler handler(ProxyJudge judge) {
+    public ChannelHandler handler(ConnectionJudge judge) {
         return new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel channel) {

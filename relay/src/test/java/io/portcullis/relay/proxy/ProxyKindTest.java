@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.portcullis.relay.decide.ConnectionJudge;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.Decision;
@@ -41,7 +42,7 @@ class ProxyKindTest {
         channel.freezeTime();
         ConnectionRecord.attach(channel, "studio", 3, InstantSource.system(), decisions::add);
         Tunnels tunnels = new Tunnels(new Dialer(Transport.nio(), 1000), 60_000);
-        ProxyJudge judge = request -> {
+        ConnectionJudge judge = request -> {
             judged.add(request.kind() + " " + request.target());
             return CompletableFuture.completedFuture(new Verdict.Deny(verdict, "test"));
         };
