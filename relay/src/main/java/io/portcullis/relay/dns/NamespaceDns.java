@@ -185,7 +185,7 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
                                     .filter(address -> (address instanceof Inet6Address) == judge.ipv6())
                                     .limit(MAX_ADDRESSES)
                                     .toList();
-                            record.owner(allow.owner());
+                            allow.owner().ifPresent(record::owner);
                             answered(record, family);
                             reply(ctx, addresses(response, question, family), DnsResponseCode.NOERROR);
                         }

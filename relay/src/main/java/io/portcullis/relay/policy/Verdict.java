@@ -13,14 +13,14 @@ public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
     /** Every address the target resolved to (or its literal), in answer order; may be empty. */
     List<InetAddress> resolved();
 
-    /** What the owner check saw (SPEC R17's owner evidence); null when it was not asked. */
-    OwnerEvidence owner();
+    /** What the owner check saw (SPEC R17's owner evidence); empty when it was not asked. */
+    Optional<OwnerEvidence> owner();
 
     /**
      * Allowed: dial {@code dial} in order, the next on failure, and nothing else.
      *
      * @param detail one line on why (which entry or shape allowed it)
-     * @param owner what the owner check saw; null when it was not asked
+     * @param owner what the owner check saw; empty when it was not asked
      * @param first what a CONNECT tunnel must carry first (R23); forwards and doors ignore it
      * @param target the target that was judged, when the judge says: an upstream proxy (R25) is
      *     told its name with {@code sendNames}, and a bypass may name it
@@ -29,7 +29,7 @@ public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
             List<InetSocketAddress> dial,
             List<InetAddress> resolved,
             String detail,
-            OwnerEvidence owner,
+            Optional<OwnerEvidence> owner,
             FirstBytes first,
             Optional<Target> target)
             implements Verdict {
@@ -37,6 +37,7 @@ public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
             dial = List.copyOf(dial);
             resolved = List.copyOf(resolved);
             Objects.requireNonNull(detail, "detail");
+            Objects.requireNonNull(owner, "owner");
             Objects.requireNonNull(first, "first");
             Objects.requireNonNull(target, "target");
             if (dial.isEmpty()) {
@@ -45,12 +46,12 @@ public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
         }
 
         public Allow(List<InetSocketAddress> dial, List<InetAddress> resolved, String detail) {
-            this(dial, resolved, detail, null, FirstBytes.ANY, Optional.empty());
+            this(dial, resolved, detail, Optional.empty(), FirstBytes.ANY, Optional.empty());
         }
 
         /** This verdict with the owner check's evidence. */
         public Allow withOwner(OwnerEvidence evidence) {
-            return new Allow(dial, resolved, detail, Objects.requireNonNull(evidence, "evidence"), first, target);
+            return new Allow(dial, resolved, detail, Optional.of(evidence), first, target);
         }
 
         /** This verdict with what a CONNECT tunnel must carry first. */
@@ -67,17 +68,24 @@ public sealed interface Verdict permits Verdict.Allow, Verdict.Deny {
     /**
      * Refused with a stable code and one line of detail.
      *
-     * @param owner what the owner check saw; null when it was not asked
+     * @param owner what the owner check saw; empty when it was not asked
      */
-    record Deny(DenyCode code, String detail, List<InetAddress> resolved, OwnerEvidence owner) implements Verdict {
+    record Deny(DenyCode code, String detail, List<InetAddress> resolved, Optional<OwnerEvidence> owner)
+            implements Verdict {
         public Deny {
             Objects.requireNonNull(code, "code");
             Objects.requireNonNull(detail, "detail");
             resolved = List.copyOf(resolved);
+            Objects.requireNonNull(owner, "owner");
+        }
+
+        /** Refused by, or after, the owner check, with what it saw. */
+        public Deny(DenyCode code, String detail, List<InetAddress> resolved, OwnerEvidence owner) {
+            this(code, detail, resolved, Optional.of(owner));
         }
 
         public Deny(DenyCode code, String detail, List<InetAddress> resolved) {
-            this(code, detail, resolved, null);
+            this(code, detail, resolved, Optional.empty());
         }
 
         public Deny(DenyCode code, String detail) {

@@ -160,7 +160,7 @@ public final class Tunnels {
                         return;
                     }
                     record.resolved(answer.resolved());
-                    record.owner(answer.owner());
+                    answer.owner().ifPresent(record::owner);
                     switch (answer) {
                         case Verdict.Deny deny -> {
                             record.deny(deny.code());

@@ -80,7 +80,7 @@ public final class UpstreamProxy {
 
     /** Whether {@code allow} goes through the proxy: its target is outside this host and not bypassed. */
     public boolean carries(Verdict.Allow allow) {
-        if (allow.owner() != null) {
+        if (allow.owner().isPresent()) {
             return false;
         }
         List<InetAddress> addresses = new ArrayList<>(allow.dial().size());

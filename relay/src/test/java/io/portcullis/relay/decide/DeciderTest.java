@@ -296,15 +296,14 @@ class DeciderTest {
     void theVerdictCarriesTheOwnerEvidenceWhenTheOwnerWasAsked(String kind, String target, String expected)
             throws ConfigException {
         Verdict verdict = decide(SPAWN, request(kind, target));
-        OwnerEvidence evidence = verdict.owner();
         assertEquals(
                 expected,
-                evidence == null
-                        ? "none"
-                        : evidence.listeners().stream()
+                verdict.owner()
+                        .map(evidence -> evidence.listeners().stream()
                                 .map(l -> l.address() + ":" + l.port() + " uid " + l.uid())
                                 .reduce((a, b) -> a + ", " + b)
-                                .orElse("[]"));
+                                .orElse("[]"))
+                        .orElse("none"));
     }
 
     @Test
@@ -320,7 +319,7 @@ class DeciderTest {
                 .join();
         assertEquals(
                 List.of("127.0.0.1", "192.168.1.10"),
-                verdict.owner().listeners().stream()
+                verdict.owner().orElseThrow().listeners().stream()
                         .map(OwnerEvidence.Listener::address)
                         .toList(),
                 verdict.toString());
