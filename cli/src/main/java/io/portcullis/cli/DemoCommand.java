@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -41,14 +42,8 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(
-            names = "--sandbox",
-            paramLabel = "KIND",
-            converter = SandboxChoiceConverter.class,
-            defaultValue = "auto",
-            description =
-                    "auto (bubblewrap when installed, else unshare), bwrap or unshare. Default: ${DEFAULT-VALUE}.")
-    Sandbox.Choice sandboxChoice;
+    @Mixin
+    SandboxOption sandboxOption;
 
     /** Set when this process is the demo's own copy inside its fresh network namespace. */
     @Option(names = "--in-own-namespace", hidden = true)
@@ -64,7 +59,7 @@ final class DemoCommand implements Callable<Integer> {
             List<String> missing = new ArrayList<>(Prerequisites.missing(uid, installed, DemoCommand::succeeds));
             Sandbox sandbox = null;
             try {
-                sandbox = sandboxChoice.resolve(installed);
+                sandbox = sandboxOption.choice.resolve(installed);
             } catch (IllegalStateException e) {
                 missing.add(e.getMessage());
             }

@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -90,14 +91,8 @@ final class RunCommand implements Callable<Integer> {
             description = "Where the spawn's directory is made; default: the system's temporary directory.")
     Path parent;
 
-    @Option(
-            names = "--sandbox",
-            paramLabel = "KIND",
-            converter = SandboxChoiceConverter.class,
-            defaultValue = "auto",
-            description =
-                    "auto (bubblewrap when installed, else unshare), bwrap or unshare. Default: ${DEFAULT-VALUE}.")
-    Sandbox.Choice sandboxChoice;
+    @Mixin
+    SandboxOption sandboxOption;
 
     @Parameters(paramLabel = "CMD", arity = "1..*", description = "The command and its arguments, after --.")
     List<String> command = new ArrayList<>();
@@ -117,7 +112,7 @@ final class RunCommand implements Callable<Integer> {
         HostConfig host = host(invoking, problems);
         Sandbox sandbox = null;
         try {
-            sandbox = sandboxChoice.resolve(Executables.onPath(System.getenv("PATH")));
+            sandbox = sandboxOption.choice.resolve(Executables.onPath(System.getenv("PATH")));
         } catch (IllegalStateException e) {
             problems.add(e.getMessage());
         }

@@ -1,11 +1,11 @@
 package io.portcullis.launch;
 
 import io.portcullis.world.OriginMain;
+import io.portcullis.world.OriginProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -113,17 +113,7 @@ final class DemoService implements AutoCloseable {
 
     private static void stop(Process process, Path dir) {
         if (process != null) {
-            try {
-                process.getOutputStream().close();
-                if (!process.waitFor(3, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor(3, TimeUnit.SECONDS);
-                }
-            } catch (IOException e) {
-                process.destroyForcibly();
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+            OriginProcess.stop(process);
         }
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -142,18 +132,10 @@ final class DemoService implements AutoCloseable {
     }
 
     private static Path codeSource() throws IOException {
-        try {
-            Path source = Path.of(OriginMain.class
-                    .getProtectionDomain()
-                    .getCodeSource()
-                    .getLocation()
-                    .toURI());
-            if (!Files.isRegularFile(source)) {
-                throw new IOException("the origin's code is not a jar: " + source + " (expected: the world's jar)");
-            }
-            return source;
-        } catch (URISyntaxException e) {
-            throw new IOException(e);
+        Path source = OriginProcess.code();
+        if (!Files.isRegularFile(source)) {
+            throw new IOException("the origin's code is not a jar: " + source + " (expected: the world's jar)");
         }
+        return source;
     }
 }

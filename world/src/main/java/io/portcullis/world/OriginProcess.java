@@ -47,7 +47,7 @@ public final class OriginProcess implements AutoCloseable {
                 "-Xshare:auto",
                 "-Xmx64m",
                 "-cp",
-                codeSource(),
+                code().toString(),
                 OriginMain.class.getName(),
                 "--name",
                 name,
@@ -102,26 +102,24 @@ public final class OriginProcess implements AutoCloseable {
         }
     }
 
-    private static String codeSource() {
+    /** Where the origins' code is: the world's jar (or its classes folder in a build), their whole class path. */
+    public static Path code() {
         try {
             return Path.of(OriginMain.class
-                            .getProtectionDomain()
-                            .getCodeSource()
-                            .getLocation()
-                            .toURI())
-                    .toString();
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    public boolean isAlive() {
-        return process.isAlive();
-    }
-
-    /** Closes the lifeline and waits for the exit; kills the process when it lingers. Never throws. */
-    @Override
-    public void close() {
+    /**
+     * Stops an origin process whose standard input is its lifeline: closes it and waits, kills it
+     * when it lingers. Never throws.
+     */
+    public static void stop(Process process) {
         try {
             process.getOutputStream().close();
             if (!process.waitFor(3, TimeUnit.SECONDS)) {
@@ -133,5 +131,15 @@ public final class OriginProcess implements AutoCloseable {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Closes the lifeline and waits for the exit; kills the process when it lingers. Never throws. */
+    @Override
+    public void close() {
+        stop(process);
     }
 }
