@@ -21,6 +21,9 @@ public final class ControlEscapes extends CharacterEscapes {
         ASCII[0x7f] = ESCAPE_STANDARD;
     }
 
+    /** The escapes, for a Jackson writer's {@code with(CharacterEscapes)}. */
+    public ControlEscapes() {}
+
     /** Whether {@code ch} is written escaped. */
     public static boolean isEscaped(int ch) {
         return ch < 0x20 || (ch >= 0x7f && ch <= 0x9f) || ch == 0x2028 || ch == 0x2029;

@@ -12,6 +12,9 @@ import org.slf4j.spi.SLF4JServiceProvider;
 
 /** The SLF4J 2 provider that {@link java.util.ServiceLoader} finds: every logger writes to {@link JsonLog}. */
 public final class JsonLogProvider implements SLF4JServiceProvider {
+    /** Made by SLF4J's service loader. */
+    public JsonLogProvider() {}
+
     private final IMarkerFactory markers = new BasicMarkerFactory();
     private final MDCAdapter mdc = new NOPMDCAdapter();
     private final ILoggerFactory loggers = new ILoggerFactory() {

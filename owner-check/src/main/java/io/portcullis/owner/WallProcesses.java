@@ -10,6 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class WallProcesses {
     private final Set<Long> pids = ConcurrentHashMap.newKeySet();
 
+    /** An empty set. */
+    public WallProcesses() {}
+
     /** A set that already holds this process's own pid. */
     public static WallProcesses withSelf() {
         WallProcesses wall = new WallProcesses();

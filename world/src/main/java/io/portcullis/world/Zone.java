@@ -21,6 +21,9 @@ public final class Zone {
     private final Map<String, List<DnsAnswer>> names = new ConcurrentHashMap<>();
     private final Map<Key, AtomicInteger> counts = new ConcurrentHashMap<>();
 
+    /** A zone that knows no name yet. */
+    public Zone() {}
+
     /** Serves {@code sequence} for {@code name} from now on, and forgets the name's query counts. */
     public Zone set(String name, DnsAnswer... sequence) {
         if (sequence.length == 0) {

@@ -1,0 +1,8 @@
+/**
+ * The entry: binds the spawn's listening sockets inside the namespace, hands them to the relay
+ * and becomes the command (SPEC R4, R21). It needs nothing but the JDK. The hand-over message is
+ * the one package the relay reads; the entry itself is started by its main class.
+ */
+module io.portcullis.entry {
+    exports io.portcullis.entry.handoff;
+}
