@@ -10,8 +10,8 @@ import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.WallProcesses;
-import io.portcullis.relay.decide.Decider;
 import io.portcullis.relay.decide.OwnAddressBook;
+import io.portcullis.relay.decide.PolicyJudge;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Request;
@@ -19,7 +19,6 @@ import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
-import io.portcullis.relay.proxy.ProxyKind;
 import io.portcullis.relay.resolve.NettyResolver;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -109,14 +108,14 @@ final class CheckCommand implements Callable<Integer> {
                 ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf())) {
             long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
             own.refresh().get(bound, TimeUnit.MILLISECONDS);
-            Decider decider = new Decider(new Rules(host), resolver, own, owner);
+            PolicyJudge judge = new PolicyJudge(new Rules(host), resolver, own, owner);
             boolean denied = false;
             for (String target : input) {
-                Verdict verdict = verdict(decider, spawn, target, bound);
+                Verdict verdict = verdict(judge, spawn, target, bound);
                 denied |= verdict instanceof Verdict.Deny;
                 ObjectNode line = line(target, verdict, named(spawn, target));
                 if (spawn.shadow().isPresent()) {
-                    line.set("shadow", shadow(decider, spawn.shadow().get(), target, verdict, bound));
+                    line.set("shadow", shadow(judge, spawn.shadow().get(), target, verdict, bound));
                 }
                 out.println(line);
                 out.flush();
@@ -171,16 +170,16 @@ final class CheckCommand implements Callable<Integer> {
      * The relay's verdict on {@code target} (R40): {@code http://...} is a plain HTTP request read by
      * the relay's absolute-URI parser, anything else a CONNECT target.
      */
-    private static Verdict verdict(Decider decider, SpawnPolicy spawn, String target, long boundMillis) {
+    private static Verdict verdict(PolicyJudge judge, SpawnPolicy spawn, String target, long boundMillis) {
         Request request;
         try {
             request = target.regionMatches(true, 0, "http://", 0, 7)
-                    ? ProxyKind.plainHttp(target)
+                    ? Request.plainHttp(target)
                     : Request.connect(target);
         } catch (IllegalArgumentException e) {
             return new Verdict.Deny(DenyCode.BAD_REQUEST, e.getMessage());
         }
-        return decider.decide(spawn, request)
+        return judge.decide(spawn, request)
                 .completeOnTimeout(
                         new Verdict.Deny(DenyCode.INTERNAL_ERROR, "no decision in time"),
                         boundMillis,
@@ -194,7 +193,7 @@ final class CheckCommand implements Callable<Integer> {
             return Optional.of(Request.connect(target));
         }
         try {
-            return Optional.of(ProxyKind.plainHttp(target));
+            return Optional.of(Request.plainHttp(target));
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
@@ -205,12 +204,12 @@ final class CheckCommand implements Callable<Integer> {
      * {@code {"verdict": "allow"|"deny"|"unknown", "code"}}, always shown.
      */
     private static ObjectNode shadow(
-            Decider decider, SpawnPolicy shadow, String target, Verdict enforced, long boundMillis) {
+            PolicyJudge judge, SpawnPolicy shadow, String target, Verdict enforced, long boundMillis) {
         ObjectNode node = JSON.createObjectNode();
         Optional<Request> request = request(target);
         Optional<Verdict> answer = request.isEmpty()
                 ? Optional.of(enforced)
-                : decider.decideShadow(shadow, request.get(), enforced)
+                : judge.shadow(shadow, request.get(), enforced)
                         .completeOnTimeout(Optional.empty(), boundMillis, TimeUnit.MILLISECONDS)
                         .join();
         switch (answer.orElse(null)) {

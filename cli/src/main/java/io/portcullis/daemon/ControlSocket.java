@@ -2,7 +2,7 @@ package io.portcullis.daemon;
 
 import io.netty.channel.Channel;
 import io.portcullis.entry.handoff.Receiver;
-import io.portcullis.relay.tunnel.Transport;
+import io.portcullis.relay.transport.Transport;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;

@@ -10,7 +10,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.ops.Routes;
-import io.portcullis.relay.tunnel.Transport;
+import io.portcullis.relay.transport.Transport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.portcullis.entry.handoff.Handoff.Kind;
 import io.portcullis.entry.handoff.Receiver;
+import io.portcullis.entry.testing.FreePorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

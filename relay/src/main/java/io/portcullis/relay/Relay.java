@@ -1,21 +1,22 @@
 package io.portcullis.relay;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.EventExecutor;
-import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Posix;
 import io.portcullis.entry.handoff.Receiver;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.WallProcesses;
-import io.portcullis.relay.dns.NamespaceDns;
+import io.portcullis.relay.accept.Budgets;
+import io.portcullis.relay.accept.Descriptors;
+import io.portcullis.relay.accept.Listeners;
+import io.portcullis.relay.accept.SpawnInitializer;
+import io.portcullis.relay.decide.Judge;
 import io.portcullis.relay.door.DoorToken;
+import io.portcullis.relay.generation.Generation;
+import io.portcullis.relay.generation.GenerationFactory;
+import io.portcullis.relay.generation.Retirement;
 import io.portcullis.relay.handoff.SpawnPorts;
 import io.portcullis.relay.handoff.SpawnSocket;
 import io.portcullis.relay.handoff.StaleSpawns;
@@ -25,7 +26,7 @@ import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Rate;
 import io.portcullis.relay.policy.SpawnPolicy;
-import io.portcullis.relay.tunnel.Transport;
+import io.portcullis.relay.transport.Transport;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,7 +56,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The relay engine (SPEC R3-R6): one instance hosts many spawns and shares between them its event
- * loops, its resolver and DNS cache, the decider with the owner check, the connection budget of
+ * loops, its resolver and DNS cache, the policy's judge with the owner check, the connection budget of
  * the whole relay and the decision log. Each {@link #open(SpawnPolicy)} gives a spawn a fresh
  * directory with one unix socket; nothing listens on TCP.
  *
@@ -74,6 +75,7 @@ public final class Relay implements AutoCloseable {
     private final Transport transport;
     private final Path parent;
     private final SpawnInitializer.Shared shared;
+    private final Listeners listeners;
     private final Metrics metrics;
     private final Descriptors descriptors;
     private final GenerationFactory factory;
@@ -108,6 +110,7 @@ public final class Relay implements AutoCloseable {
                 builder.clock,
                 new AtomicLong(),
                 spawns::size);
+        this.listeners = new Listeners(transport, loops, shared);
     }
 
     /** A relay with every default for {@code host}: see {@link Builder}. */
@@ -187,65 +190,9 @@ public final class Relay implements AutoCloseable {
         return handle.get();
     }
 
-    /**
-     * Accepts on the checked sockets of a hand-over, each with its kind's pipeline. Runs off the
-     * event loops (it waits for the registrations); every descriptor ends a channel's or closed.
-     */
+    /** Accepts on the checked sockets of a hand-over; off the event loops (it waits for the registrations). */
     private Optional<String> adopt(SpawnHandle handle, SpawnInitializer.Spawn spawn, Receiver.Accepted accepted) {
-        List<Channel> servers = new ArrayList<>();
-        List<Receiver.Held> sockets = accepted.sockets();
-        try {
-            for (Receiver.Held held : sockets) {
-                if (held.socket().kind() == Handoff.Kind.DNS) {
-                    Channel dns = transport.listener().adoptDatagram(held.fd());
-                    servers.add(dns);
-                    new Bootstrap()
-                            .group(loops)
-                            .channelFactory(() -> dns)
-                            .handler(NamespaceDns.initializer(dnsContext(spawn.policy())))
-                            .register()
-                            .sync();
-                    continue;
-                }
-                ServerChannel server = transport.listener().adopt(held.fd());
-                servers.add(server);
-                new ServerBootstrap()
-                        .group(loops)
-                        .channelFactory(() -> server)
-                        .childHandler(new SpawnInitializer(shared, spawn, held.socket()))
-                        .register()
-                        .sync();
-            }
-            if (handle.listening(servers, accepted.namespace())) {
-                return Optional.empty();
-            }
-            servers.forEach(Channel::close);
-            return Optional.of("the spawn was closed during the hand-over");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failed(servers, sockets, e);
-        } catch (RuntimeException e) {
-            return failed(servers, sockets, e);
-        }
-    }
-
-    /** What the spawn's DNS socket decides with: the configuration generation in use at each query. */
-    private NamespaceDns.Context dnsContext(SpawnPolicy policy) {
-        return new NamespaceDns.Context(
-                policy,
-                request -> shared.current().get().judge().decide(policy, request),
-                () -> shared.current().get().number(),
-                shared.ids()::incrementAndGet,
-                shared.clock(),
-                shared.decisions());
-    }
-
-    /** Closes the channels made so far and the descriptors that no channel took. */
-    private static Optional<String> failed(List<Channel> servers, List<Receiver.Held> sockets, Exception e) {
-        servers.forEach(Channel::close);
-        sockets.stream().skip(servers.size()).forEach(held -> Posix.closeQuietly(held.fd()));
-        log.warn("could not accept on the handed-over sockets", e);
-        return Optional.of("the relay could not accept on the sockets: " + e);
+        return listeners.adopt(spawn, accepted, servers -> handle.listening(servers, accepted.namespace()));
     }
 
     /** Whether a spawn's handed-over sockets belong to the network namespace {@code inode}. */
@@ -456,7 +403,7 @@ public final class Relay implements AutoCloseable {
      * thread per core, the system temporary directory as parent, the decision log of the
      * host configuration, this host's owner check built from the host configuration's owner part
      * (owned and closed by the relay, fed with the relay's wall processes), and the policy's
-     * decider over netty DNS.
+     * policy judge over netty DNS.
      */
     public static final class Builder {
         private final HostConfig host;
@@ -502,7 +449,7 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
-        /** Decides connections instead of the policy's decider (tests, embedding). */
+        /** Decides connections instead of the policy's judge (tests, embedding). */
         public Builder judge(Judge judge) {
             this.judge = Objects.requireNonNull(judge, "judge");
             return this;

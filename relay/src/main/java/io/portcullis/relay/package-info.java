@@ -1,2 +1,2 @@
-/** The relay engine: one process hosts many spawns, each behind its own unix socket. */
+/** The embedding API: the relay engine ({@link io.portcullis.relay.Relay}), one process hosting many spawns, and a spawn's handle. */
 package io.portcullis.relay;

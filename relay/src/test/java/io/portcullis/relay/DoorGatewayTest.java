@@ -12,6 +12,9 @@ import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.GatewayProcess;
+import io.portcullis.relay.testing.SpawnClient;
+import io.portcullis.relay.testing.TestEntry;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -29,7 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A relay's doors ask the host's real owner check who holds the gateway's port before they dial it
- * (SPEC R13 {@code door-gateway}), whether the relay runs the policy's decider or was given a
+ * (SPEC R13 {@code door-gateway}), whether the relay runs the policy's judge or was given a
  * judge. The gateway is a real process under its own uid on 127.0.0.1 of this test's namespace.
  * Regression: the relay's generation built its door kind without the owner check, so a door
  * request went to whatever held the gateway's port, and to a closed port as {@code connect-failed}.

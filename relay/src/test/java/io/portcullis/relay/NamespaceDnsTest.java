@@ -9,6 +9,7 @@ import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.testing.TestEntry;
 import io.portcullis.world.DnsAnswer;
 import io.portcullis.world.Zone;
 import io.portcullis.world.ZoneDnsServer;

@@ -13,6 +13,9 @@ import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.testing.RecordingOrigin;
+import io.portcullis.relay.testing.SpawnClient;
+import io.portcullis.relay.testing.TestEntry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,7 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A plain HTTP request is decided by the relay's real decider like a CONNECT to the same entry:
+ * A plain HTTP request is decided by the relay's real judge like a CONNECT to the same entry:
  * the entry's scheme, the manifest-default rules (R12) and the owner check for this host's own
  * addresses, with the entry's source. The owner check is a fake through its seam; the origin is
  * real and records what arrived.

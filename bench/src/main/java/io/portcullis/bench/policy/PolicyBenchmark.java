@@ -3,7 +3,7 @@ package io.portcullis.bench.policy;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.SpawnPolicyJson;
-import io.portcullis.relay.decide.Decider;
+import io.portcullis.relay.decide.PolicyJudge;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Request;
@@ -75,7 +75,7 @@ public class PolicyBenchmark {
     private InetAddress v4;
     private InetAddress v6;
     private SpawnPolicy spawn;
-    private Decider decider;
+    private PolicyJudge judge;
 
     @Setup
     public void setUp() throws ConfigException {
@@ -87,7 +87,7 @@ public class PolicyBenchmark {
                         ? Resolution.resolved(ANSWERS.get(name))
                         : Resolution.failed(Resolution.Outcome.FAILED, name));
         OwnAddresses own = new OwnAddresses(Set.copyOf(addresses("203.0.113.7", "192.168.1.2")));
-        decider = new Decider(new Rules(HostConfig.DEFAULTS), warm, () -> own, OwnerCheck.failClosed("bench"));
+        judge = new PolicyJudge(new Rules(HostConfig.DEFAULTS), warm, () -> own, OwnerCheck.failClosed("bench"));
     }
 
     private static List<InetAddress> addresses(String... texts) {
@@ -119,6 +119,6 @@ public class PolicyBenchmark {
 
     @Benchmark
     public Verdict decide(Requests requests) {
-        return decider.decide(spawn, Request.connect(requests.request)).join();
+        return judge.decide(spawn, Request.connect(requests.request)).join();
     }
 }

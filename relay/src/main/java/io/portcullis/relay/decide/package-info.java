@@ -1,2 +1,2 @@
-/** Runs a decision: the pure rules, DNS once, this host's own addresses and the owner check. */
+/** The judge: the seam ({@code Judge}), the policy's judge (the pure rules, DNS once, this host's own addresses and the owner check) and the judge bound to one connection. */
 package io.portcullis.relay.decide;

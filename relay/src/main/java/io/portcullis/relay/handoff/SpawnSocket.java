@@ -12,7 +12,7 @@ import io.portcullis.entry.handoff.Receiver;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.policy.DenyCode;
-import io.portcullis.relay.tunnel.Transport;
+import io.portcullis.relay.transport.Transport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;

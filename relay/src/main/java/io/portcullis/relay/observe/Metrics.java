@@ -46,6 +46,9 @@ public final class Metrics {
     private final Histogram connect =
             new Histogram("portcullis_connect_seconds", "Time to dial a checked target, every address tried included.");
 
+    /** Metrics with every counter at zero. */
+    public Metrics() {}
+
     /** The gauges the relay reports when the text is written. */
     public interface Gauges {
         /** The open connections of each open spawn, by spawn id. */

@@ -10,6 +10,9 @@ public final class Rate {
     private double tokens = Double.NaN;
     private long refilled;
 
+    /** A bucket that starts full at its first take. */
+    public Rate() {}
+
     /**
      * Takes one token at {@code nowNanos} ({@link System#nanoTime()}), the bucket filling at
      * {@code perSecond} and holding at most {@code burst}; false when none is left.

@@ -40,6 +40,16 @@ public record Request(Kind kind, String target, int forwardPort) {
         return new Request(Kind.HTTP, target, 0);
     }
 
+    /**
+     * The request that a plain HTTP request with this absolute-form target is judged as (R10), read
+     * by the relay's own parser: {@code http://host[:port][/path][?query]} is {@code host:port}.
+     *
+     * @throws IllegalArgumentException when the relay would refuse the target ({@code bad-request})
+     */
+    public static Request plainHttp(String absoluteUri) {
+        return http(AbsoluteUri.parse(absoluteUri).authority());
+    }
+
     public static Request forward(int port) {
         return new Request(Kind.FORWARD, "", port);
     }

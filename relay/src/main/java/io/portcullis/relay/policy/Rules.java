@@ -14,7 +14,7 @@ import java.util.TreeSet;
 
 /**
  * The pure decision rules: no I/O, no clock, no logging. A decision runs in up to three steps,
- * the caller doing the world's part between them: {@link #plan} (before DNS), {@link #judge}
+ * the caller doing the world's part between them: {@link #plan} (before DNS), {@link #onAddresses}
  * (on the resolved addresses), {@link #afterOwner} (on the owner check's answers).
  *
  * <p>Order of evaluation:
@@ -30,7 +30,7 @@ import java.util.TreeSet;
  *       ({@code own-address}) (R8);
  *   <li>the internet shape, while an own name of this host cannot be resolved:
  *       {@code own-names-unresolved} (R15; {@link #unresolvedOwnNames}, before DNS and again in
- *       {@link #judge});
+ *       {@link #onAddresses});
  *   <li>resolution, once, only when the target could still be allowed (R9; done by the caller);
  *   <li>every address, and any IPv4 address embedded in it: for the internet shape,
  *       {@code not-global-unicast} (R14), then {@code own-address} (R15), then {@code deny-listed};
@@ -158,8 +158,8 @@ public final class Rules {
     }
 
     /** Step 8 on a host that knows no Docker network. */
-    public Step judge(SpawnPolicy spawn, Step.Resolve plan, List<InetAddress> addresses, OwnAddresses own) {
-        return judge(spawn, plan, addresses, own, DockerNetworks.NONE);
+    public Step onAddresses(SpawnPolicy spawn, Step.Resolve plan, List<InetAddress> addresses, OwnAddresses own) {
+        return onAddresses(spawn, plan, addresses, own, DockerNetworks.NONE);
     }
 
     /**
@@ -168,7 +168,7 @@ public final class Rules {
      * @param docker where containers may have addresses: such an address goes to the owner check
      *     even when it is not this host's own (R32), listed or not
      */
-    public Step judge(
+    public Step onAddresses(
             SpawnPolicy spawn,
             Step.Resolve plan,
             List<InetAddress> addresses,

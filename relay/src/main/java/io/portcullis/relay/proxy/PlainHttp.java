@@ -3,6 +3,7 @@ package io.portcullis.relay.proxy;
 import io.portcullis.relay.http.Framing;
 import io.portcullis.relay.http.Outgoing;
 import io.portcullis.relay.http.RequestHead;
+import io.portcullis.relay.policy.AbsoluteUri;
 import io.portcullis.relay.policy.Target;
 
 /**

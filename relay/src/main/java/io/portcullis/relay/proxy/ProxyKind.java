@@ -8,7 +8,6 @@ import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.http.HeadDecoder;
 import io.portcullis.relay.http.Replies;
 import io.portcullis.relay.policy.DenyCode;
-import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.util.Objects;
 
@@ -44,16 +43,6 @@ public final class ProxyKind {
                 channel.pipeline().addLast("connect", new ConnectHandler(judge, tunnels, limits));
             }
         };
-    }
-
-    /**
-     * The request that a plain HTTP request with this absolute-form target is judged as (R10), read
-     * by the relay's own parser: {@code http://host[:port][/path][?query]} is {@code host:port}.
-     *
-     * @throws IllegalArgumentException when the relay would refuse the target ({@code bad-request})
-     */
-    public static Request plainHttp(String target) {
-        return Request.http(AbsoluteUri.parse(target).authority());
     }
 
     /** The answer for a connection over a budget: {@code 503} with {@code code}, then close. */

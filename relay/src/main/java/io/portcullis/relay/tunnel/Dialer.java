@@ -9,6 +9,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.transport.Transport;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;

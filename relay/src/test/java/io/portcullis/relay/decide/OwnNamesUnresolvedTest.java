@@ -111,7 +111,7 @@ class OwnNamesUnresolvedTest {
         try (NettyResolver resolver = new NettyResolver(group.next(), host.dns());
                 OwnAddressBook book = new OwnAddressBook(host, List::of, resolver)) {
             book.refresh().get(5, TimeUnit.SECONDS);
-            Verdict verdict = new Decider(new Rules(host), resolver, book, ALLOW)
+            Verdict verdict = new PolicyJudge(new Rules(host), resolver, book, ALLOW)
                     .decide(spawn(), Request.connect(target))
                     .get(5, TimeUnit.SECONDS);
             assertEquals(code, code(verdict), verdict.toString());
@@ -125,14 +125,14 @@ class OwnNamesUnresolvedTest {
         HostConfig host = host();
         try (NettyResolver resolver = new NettyResolver(group.next(), host.dns());
                 OwnAddressBook book = new OwnAddressBook(host, List::of, resolver)) {
-            Decider decider = new Decider(new Rules(host), resolver, book, ALLOW);
-            assertEquals("own-names-unresolved", code(decide(decider)), "before the first refresh");
+            PolicyJudge judge = new PolicyJudge(new Rules(host), resolver, book, ALLOW);
+            assertEquals("own-names-unresolved", code(decide(judge)), "before the first refresh");
             book.refresh().get(5, TimeUnit.SECONDS);
-            assertEquals("own-names-unresolved", code(decide(decider)), "after a refresh that failed");
+            assertEquals("own-names-unresolved", code(decide(judge)), "after a refresh that failed");
             assertEquals(0, dnsQueriesFor("public.test"), "a refused target is not resolved");
             zone.set(OWN_NAME, DnsAnswer.of(OWN_PUBLIC));
             book.refresh().get(5, TimeUnit.SECONDS);
-            assertEquals("allow", code(decide(decider)));
+            assertEquals("allow", code(decide(judge)));
         }
     }
 
@@ -140,7 +140,7 @@ class OwnNamesUnresolvedTest {
         return zone.queries(name);
     }
 
-    static Verdict decide(Decider decider) throws Exception {
-        return decider.decide(spawn(), Request.connect("public.test:443")).get(5, TimeUnit.SECONDS);
+    static Verdict decide(PolicyJudge judge) throws Exception {
+        return judge.decide(spawn(), Request.connect("public.test:443")).get(5, TimeUnit.SECONDS);
     }
 }

@@ -62,7 +62,7 @@ class TruncatedDnsDecisionTest {
         // Regression: the part of the answer that fit in UDP was judged, and allowed.
         SpawnPolicy spawn = SpawnPolicyJson.parse("spawn", """
                 {"id": "studio", "network": "internet", "hosts": []}""");
-        Verdict verdict = new Decider(
+        Verdict verdict = new PolicyJudge(
                         new Rules(HostConfig.DEFAULTS),
                         resolver,
                         () -> OwnAddresses.NONE,
@@ -70,6 +70,6 @@ class TruncatedDnsDecisionTest {
                 .decide(spawn, Request.connect(target))
                 .get(5, TimeUnit.SECONDS);
 
-        assertEquals(expected, DeciderTest.outcome(verdict), verdict.toString());
+        assertEquals(expected, PolicyJudgeTest.outcome(verdict), verdict.toString());
     }
 }

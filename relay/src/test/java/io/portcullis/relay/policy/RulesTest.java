@@ -65,7 +65,7 @@ class RulesTest {
         SpawnPolicy spawn = spawn(network, network.equals("listed") ? "db.example:443" : "other.example:443");
         Rules rules = new Rules(host(deny));
         Step plan = rules.plan(spawn, Request.connect("db.example:443"));
-        Step judged = rules.judge(spawn, (Step.Resolve) plan, List.of(literal(address)), OwnAddresses.NONE);
+        Step judged = rules.onAddresses(spawn, (Step.Resolve) plan, List.of(literal(address)), OwnAddresses.NONE);
         assertEquals(code, code(judged));
     }
 
@@ -137,7 +137,7 @@ class RulesTest {
                 words[0].equals("forward") ? Request.forward(Integer.parseInt(words[1])) : Request.connect(words[1]);
         Step.Resolve plan = (Step.Resolve) rules.plan(spawn, asked);
         List<InetAddress> addresses = plan.needsDns() ? List.of(literal("93.184.216.34")) : plan.literal();
-        Step judged = rules.judge(spawn, plan, addresses, OwnAddresses.NONE);
+        Step judged = rules.onAddresses(spawn, plan, addresses, OwnAddresses.NONE);
         Verdict.Allow allow =
                 (Verdict.Allow) (judged instanceof Step.AskOwner ask ? ask.allow() : ((Step.Decided) judged).verdict());
         String shown = !allow.first().clientHello()

@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The data path end to end: a relay with the real decider and the world's DNS, the real entry in a
+ * The data path end to end: a relay with the policy's judge and the world's DNS, the real entry in a
  * spawn's namespace (loopback only), curl and socat as the spawn's programs, and the world's
  * origins. The JVM's own link addresses (93.184.77.1 and the like) are this host's own addresses.
  */

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Plain HTTP (SPEC R10) end to end: raw request bytes from a spawn's namespace through the real
- * entry and a relay with the real decider to the LAN site's HTTP origin, which records every byte
+ * entry and a relay with the policy's judge to the LAN site's HTTP origin, which records every byte
  * it received. Each row's answer is checked, and the origin's records show that only the allowed
  * requests arrived, in origin-form, without proxy fields, and never a pipelined second request;
  * curl, through the proxy the entry announces, gets its answer too.

@@ -1,0 +1,503 @@
+package io.portcullis.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.portcullis.entry.testing.FreePorts;
+import io.portcullis.owner.OwnerAnswer;
+import io.portcullis.owner.OwnerEvidence;
+import io.portcullis.relay.Relay;
+import io.portcullis.relay.config.HostConfigJson;
+import io.portcullis.relay.decide.Judge;
+import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Request;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.LoopbackOrigin;
+import io.portcullis.relay.testing.RemoteEntry;
+import io.portcullis.relay.testing.SpawnClient;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The daemon with a real control socket, real spawn sockets and a loopback origin. */
+@Timeout(90)
+class DaemonTest {
+    @TempDir
+    Path dir;
+
+    private final BlockingQueue<Decision> decisions = new LinkedBlockingQueue<>();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+    private Daemon daemon;
+    private Path control;
+    private Path spawns;
+    private LoopbackOrigin origin;
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable resource : closing.reversed()) {
+            resource.close();
+        }
+        if (daemon != null) {
+            daemon.close();
+            assertFalse(Files.exists(control), "control socket removed");
+            try (Stream<Path> left = Files.list(spawns)) {
+                assertEquals(List.of(), left.toList(), "every spawn directory removed");
+            }
+        }
+    }
+
+    /** A daemon over {@code hostJson} (re-read from its file on reload); {@code judge} null for the policy's judge. */
+    private void start(String hostJson, Judge judge) throws Exception {
+        // On 127.0.0.1: the spawns' sockets are in the remote entry's namespace, so nothing here takes its port.
+        origin = closing(LoopbackOrigin.echo(InetAddress.getLoopbackAddress()));
+        spawns = Files.createDirectory(dir.resolve("spawns"));
+        control = dir.resolve("control.sock");
+        Path hostFile = dir.resolve("host.json");
+        Files.writeString(hostFile, hostJson);
+        Relay.Builder builder = Relay.builder(HostConfigJson.read(hostFile))
+                .directory(spawns)
+                .decisions(decisions::add)
+                .ownerCheck(query -> CompletableFuture.completedFuture(OwnerAnswer.allow("test", OwnerEvidence.NONE)));
+        if (judge != null) {
+            builder.judge(judge);
+        }
+        daemon = Daemon.start(builder.start(), control, () -> HostConfigJson.read(hostFile));
+    }
+
+    private void start() throws Exception {
+        start("{}", this::forwardsOnly);
+    }
+
+    /** Forwards are allowed and dialed to the origin, anything else is not listed. */
+    private CompletableFuture<Verdict> forwardsOnly(SpawnPolicy spawn, Request request) {
+        return CompletableFuture.completedFuture(
+                request.kind() == Request.Kind.FORWARD
+                        ? new Verdict.Allow(
+                                List.of(origin.address()), List.of(InetAddress.getLoopbackAddress()), "test")
+                        : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
+    }
+
+    /** The ports of one spawn's sockets: a proxy port of its own, and a forward to the origin's port. */
+    private record Ports(int proxy, int forward) {}
+
+    private final Map<String, Ports> ports = new ConcurrentHashMap<>();
+    private final Set<String> handedOver = ConcurrentHashMap.newKeySet();
+
+    private RemoteEntry entry;
+
+    private String policy(String id) {
+        Ports taken = ports.computeIfAbsent(id, any -> {
+            // The first spawn forwards the origin's own port, for the policy's judge; later ones a free
+            // port each, which the test's judge sends to the origin, since all share one namespace.
+            List<Integer> free = FreePorts.take(2);
+            return new Ports(free.get(0), ports.isEmpty() ? origin.port() : free.get(1));
+        });
+        return "{\"id\": \"" + id + "\", \"proxyPort\": " + taken.proxy() + ", \"hosts\": [{\"target\": \"127.0.0.1:"
+                + taken.forward() + "\", \"scheme\": \"tcp\"}]}";
+    }
+
+    private Ports ports(JsonNode spawn) {
+        return ports.get(spawn.get("id").asText());
+    }
+
+    /** The entry's hand-over of {@code spawn}'s sockets, once. */
+    private void handOver(JsonNode spawn) throws IOException {
+        if (handedOver.add(spawn.get("id").asText())) {
+            Ports taken = ports(spawn);
+            if (entry == null) {
+                entry = closing(RemoteEntry.start());
+            }
+            entry.handOver(Path.of(spawn.get("socket").asText()), taken.proxy(), List.of(taken.forward()));
+        }
+    }
+
+    private SpawnClient proxy(JsonNode spawn, String first) throws IOException {
+        handOver(spawn);
+        SpawnClient client = entry.connect(ports(spawn).proxy());
+        client.write(first);
+        return client;
+    }
+
+    /** A connection to {@code spawn}'s forward, as a program in the namespace makes it. */
+    private SpawnClient forward(JsonNode spawn) throws IOException {
+        handOver(spawn);
+        return entry.connect(ports(spawn).forward());
+    }
+
+    private JsonNode open(String id) throws IOException {
+        ControlClient.Answer answer = ControlClient.call(control, "POST", "/spawns", policy(id));
+        assertEquals(201, answer.status(), answer.body());
+        return answer.json();
+    }
+
+    private SpawnClient tunnel(JsonNode spawn) throws IOException {
+        return closing(forward(spawn));
+    }
+
+    private static void assertEchoes(SpawnClient client, String text) throws IOException {
+        client.write(text);
+        assertArrayEquals(text.getBytes(StandardCharsets.ISO_8859_1), client.readExactly(text.length()));
+    }
+
+    private <T extends AutoCloseable> T closing(T resource) {
+        closing.add(resource);
+        return resource;
+    }
+
+    @Test
+    void aSpawnIsOpenedListedShownAndClosed() throws Exception {
+        start();
+        JsonNode spawn = open("studio");
+
+        assertEquals("studio", spawn.get("id").asText());
+        assertEquals(ports(spawn).proxy(), spawn.get("proxyPort").asInt());
+        assertEquals(origin.port(), spawn.get("forwards").get(0).asInt());
+        assertTrue(spawn.get("door").isNull());
+        assertTrue(spawn.get("tokenFile").isNull());
+        Path socket = Path.of(spawn.get("socket").asText());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket)));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(control)));
+        assertEquals(
+                "studio",
+                ControlClient.call(control, "GET", "/spawns")
+                        .json()
+                        .get(0)
+                        .get("id")
+                        .asText());
+        assertEquals(
+                socket.toString(),
+                ControlClient.call(control, "GET", "/spawns/studio")
+                        .json()
+                        .get("socket")
+                        .asText());
+
+        assertEquals(
+                204, ControlClient.call(control, "DELETE", "/spawns/studio").status());
+        assertFalse(Files.exists(socket.getParent()));
+        assertEquals(0, ControlClient.call(control, "GET", "/spawns").json().size());
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "GET    | /nowhere        | 404",
+                "GET    | /spawns/ghost   | 404",
+                "DELETE | /spawns/ghost   | 404",
+                "PUT    | /spawns         | 405",
+                "POST   | /metrics        | 405",
+                "POST   | /healthz        | 405",
+                "PUT    | /readyz         | 405",
+                "GET    | /reload         | 405",
+                "POST   | /spawns/studio  | 405",
+                "GET    | /spawns/a/b     | 404",
+            })
+    void aRequestTheApiDoesNotServeIsAnswered(String method, String path, int status) throws Exception {
+        start();
+        ControlClient.Answer answer = ControlClient.call(control, method, path);
+
+        assertEquals(status, answer.status());
+        assertEquals(1, answer.json().get("errors").size(), answer.body());
+    }
+
+    /** The operator's routes on the control socket, as on the metrics listener. */
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "GET  | /healthz | 200 | ok",
+                "GET  | /readyz  | 200 | ready",
+                "GET  | /metrics | 200 | portcullis_build_info{",
+                "GET  | /metrics | 200 | jvm_threads_current",
+                "HEAD | /readyz  | 200 | ''",
+            })
+    void theOperatorsRoutesAnswerOnTheControlSocket(String method, String path, int status, String body)
+            throws Exception {
+        start();
+        ControlClient.Answer answer = ControlClient.call(control, method, path);
+
+        assertEquals(status, answer.status(), answer.body());
+        assertTrue(body.isEmpty() ? answer.body().isEmpty() : answer.body().contains(body), answer.body());
+    }
+
+    @Test
+    void aBadPolicyIsRefusedWithEveryProblem() throws Exception {
+        start();
+        ControlClient.Answer answer = ControlClient.call(
+                control,
+                "POST",
+                "/spawns",
+                "{\"id\": \"studio\", \"network\": \"some\", \"hosts\": [{\"target\": \"*.lan:80\"}], \"colour\": 1}");
+
+        assertEquals(400, answer.status());
+        assertEquals(4, answer.json().get("errors").size(), answer.body());
+        assertEquals(
+                400, ControlClient.call(control, "POST", "/spawns", "not json").status());
+        try (Stream<Path> left = Files.list(spawns)) {
+            assertEquals(0, left.count());
+        }
+    }
+
+    @Test
+    void aSecondSpawnWithTheSameIdIsAConflict() throws Exception {
+        start();
+        JsonNode first = open("studio");
+
+        ControlClient.Answer again = ControlClient.call(control, "POST", "/spawns", policy("studio"));
+
+        assertEquals(409, again.status());
+        assertTrue(again.json().get("errors").get(0).asText().contains("studio"), again.body());
+        assertTrue(Files.exists(Path.of(first.get("socket").asText())), "the first spawn stays");
+    }
+
+    @Test
+    void aBodyOverTheLimitIsRefused() throws Exception {
+        start();
+        String big = "{\"id\": \"studio\", \"pad\": \"" + "x".repeat(Daemon.MAX_BODY_BYTES) + "\"}";
+
+        assertEquals(413, ControlClient.call(control, "POST", "/spawns", big).status());
+    }
+
+    @Test
+    void aSpawnClosedWhileItsTunnelsAreOpenEndsThem() throws Exception {
+        start();
+        JsonNode spawn = open("studio");
+        List<SpawnClient> tunnels = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            SpawnClient client = tunnel(spawn);
+            assertEchoes(client, "ping " + i);
+            tunnels.add(client);
+        }
+        assertEquals(
+                3,
+                ControlClient.call(control, "GET", "/spawns/studio")
+                        .json()
+                        .get("openConnections")
+                        .asInt());
+
+        assertEquals(
+                204, ControlClient.call(control, "DELETE", "/spawns/studio").status());
+
+        for (SpawnClient client : tunnels) {
+            assertEquals(0, client.readToEnd().length, "the tunnel ended");
+        }
+        assertFalse(Files.exists(Path.of(spawn.get("socket").asText()).getParent()));
+    }
+
+    @Test
+    void aThousandSpawnsOpenAndCloseWithoutLeakingFilesThreadsOrDirectories() throws Exception {
+        start();
+        for (int i = 0; i < 20; i++) {
+            openAndClose("warm-" + i);
+        }
+        long fds = openFiles();
+        int threads = Thread.activeCount();
+
+        for (int i = 0; i < 1000; i++) {
+            openAndClose("spawn-" + i);
+        }
+
+        // Other test classes share this JVM and may end threads or sockets meanwhile; one leaked per spawn is 1,000.
+        long fdsAfter = openFiles();
+        int threadsAfter = Thread.activeCount();
+        assertTrue(fdsAfter <= fds + 5, "open file descriptors: " + fds + " before, " + fdsAfter + " after");
+        assertTrue(threadsAfter <= threads + 2, "threads: " + threads + " before, " + threadsAfter + " after");
+        try (Stream<Path> left = Files.list(spawns)) {
+            assertEquals(0, left.count(), "spawn directories");
+        }
+    }
+
+    private void openAndClose(String id) throws IOException {
+        JsonNode spawn = open(id);
+        try (SpawnClient client = forward(spawn)) {
+            assertEchoes(client, id);
+        }
+        assertEquals(204, ControlClient.call(control, "DELETE", "/spawns/" + id).status());
+    }
+
+    private static long openFiles() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    @Test
+    void metricsCountTheTrafficSent() throws Exception {
+        start();
+        JsonNode spawn = open("studio");
+        Path socket = Path.of(spawn.get("socket").asText());
+        for (int i = 0; i < 5; i++) {
+            try (SpawnClient client = forward(spawn)) {
+                assertEchoes(client, "0123456789");
+            }
+        }
+        for (int i = 0; i < 2; i++) {
+            try (SpawnClient client = proxy(spawn, "CONNECT elsewhere.example:443 HTTP/1.1\r\n\r\n")) {
+                assertTrue(client.readHead().startsWith("HTTP/1.1 403"));
+            }
+        }
+        SpawnClient open = tunnel(spawn);
+        assertEchoes(open, "x");
+        for (int i = 0; i < 7; i++) {
+            decisions.poll(5, TimeUnit.SECONDS);
+        }
+
+        ControlClient.Answer answer = ControlClient.call(control, "GET", "/metrics");
+
+        assertEquals(200, answer.status());
+        assertTrue(answer.headers().get("content-type").startsWith("text/plain; version=0.0.4"));
+        String text = answer.body();
+        assertEquals(5, value(text, "portcullis_connections_total{code=\"none\",kind=\"forward\",verdict=\"allow\"}"));
+        assertEquals(
+                2, value(text, "portcullis_connections_total{code=\"not-listed\",kind=\"proxy\",verdict=\"deny\"}"));
+        assertEquals(50, value(text, "portcullis_bytes_total{direction=\"up\"}"));
+        assertEquals(50, value(text, "portcullis_bytes_total{direction=\"down\"}"));
+        assertEquals(1, value(text, "portcullis_open_connections{spawn=\"studio\"}"));
+        assertEquals(1, value(text, "portcullis_spawns_open"));
+        assertEquals(1, value(text, "portcullis_config_generation"));
+        assertEquals(8, value(text, "portcullis_decision_seconds_count"), "every verdict, the open tunnel's too");
+        assertEquals(6, value(text, "portcullis_connect_seconds_count"));
+    }
+
+    private static double value(String text, String series) {
+        return text.lines()
+                .filter(line -> line.startsWith(series + " "))
+                .findFirst()
+                .map(line -> Double.parseDouble(line.substring(series.length() + 1)))
+                .orElseThrow(() -> new AssertionError(series + " not in\n" + text));
+    }
+
+    @Test
+    void aReloadUnderLoadAppliesToNewConnectionsAndKeepsOpenTunnels() throws Exception {
+        start("{}", null);
+        JsonNode spawn = open("studio");
+        Path socket = Path.of(spawn.get("socket").asText());
+        SpawnClient survivor = tunnel(spawn);
+        assertEchoes(survivor, "before");
+        Files.writeString(dir.resolve("host.json"), "{\"denyList\": [\"127.0.0.0/8\"]}");
+
+        long generation = -1;
+        int sent = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (; sent < 200 && System.nanoTime() < deadline; sent++) {
+            if (sent == 50) {
+                ControlClient.Answer reload = ControlClient.call(control, "POST", "/reload");
+                assertEquals(200, reload.status(), reload.body());
+                generation = reload.json().get("generation").asLong();
+            }
+            try (SpawnClient client = forward(spawn)) {
+                client.write("x");
+                client.shutdownOutput();
+                client.readToEnd();
+            } catch (IOException refusedBeforeTheWrite) {
+                // A refused forward is closed at once; its decision line says why.
+            }
+        }
+
+        assertEquals(2, generation);
+        assertEquals(200, sent);
+        for (int i = 0; i < sent; i++) {
+            Decision decision = decisions.poll(5, TimeUnit.SECONDS);
+            long expected = i < 50 ? 1 : 2;
+            assertEquals(expected, decision.generation(), "connection " + i);
+            assertEquals(i < 50 ? null : "deny-listed", decision.code(), "connection " + i);
+        }
+        assertEchoes(survivor, "after");
+        String metrics = ControlClient.call(control, "GET", "/metrics").body();
+        assertEquals(2, value(metrics, "portcullis_config_generation"));
+        assertEquals(1, value(metrics, "portcullis_config_reloads_total{result=\"ok\"}"));
+        assertEquals(
+                51, value(metrics, "portcullis_owner_check_seconds_count"), "the survivor and the 50 allowed before");
+        assertEquals(
+                150,
+                value(metrics, "portcullis_connections_total{code=\"deny-listed\",kind=\"forward\",verdict=\"deny\"}"));
+    }
+
+    @Test
+    void aBadHostConfigurationKeepsTheOldOneAndSaysWhy() throws Exception {
+        start("{}", null);
+        Files.writeString(
+                dir.resolve("host.json"), "{\"denyList\": [\"10.0.0.0/33\"], \"limits\": {\"headerBytes\": -1}}");
+
+        ControlClient.Answer reload = ControlClient.call(control, "POST", "/reload");
+
+        assertEquals(400, reload.status());
+        assertEquals(2, reload.json().get("errors").size(), reload.body());
+        assertEquals(1, reload.json().get("generation").asLong());
+        assertEquals(1, daemon.relay().generation());
+        assertTrue(ControlClient.call(control, "GET", "/metrics")
+                .body()
+                .contains("portcullis_config_reloads_total{result=\"error\"} 1.0"));
+    }
+
+    @Test
+    void aSpawnAtItsLimitDoesNotStarveAnother() throws Exception {
+        start("{\"limits\": {\"spawnConnections\": 4, \"relayConnections\": 8}}", this::forwardsOnly);
+        JsonNode busy = open("busy");
+        JsonNode quiet = open("quiet");
+        for (int i = 0; i < 4; i++) {
+            assertEchoes(tunnel(busy), "busy " + i);
+        }
+        try (SpawnClient over = forward(busy)) {
+            assertEquals(0, over.readToEnd().length, "the busy spawn's fifth connection is closed");
+        }
+
+        long start = System.nanoTime();
+        assertEchoes(tunnel(quiet), "quiet");
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertTrue(millis < 1000, "the quiet spawn connected in " + millis + " ms");
+        assertEquals(DenyCode.LIMIT_SPAWN.code(), firstDenied().code());
+    }
+
+    private Decision firstDenied() throws InterruptedException {
+        for (Decision decision; (decision = decisions.poll(5, TimeUnit.SECONDS)) != null; ) {
+            if (decision.code() != null) {
+                return decision;
+            }
+        }
+        throw new AssertionError("no refusal");
+    }
+
+    @Test
+    void reloadingFromTheApiChangesTheLimitsOfNewConnections() throws Exception {
+        start("{}", this::forwardsOnly);
+        JsonNode spawn = open("studio");
+        SpawnClient first = tunnel(spawn);
+        assertEchoes(first, "one");
+        Files.writeString(dir.resolve("host.json"), "{\"limits\": {\"spawnConnections\": 1}}");
+
+        assertEquals(200, ControlClient.call(control, "POST", "/reload").status());
+
+        try (SpawnClient second = forward(spawn)) {
+            assertEquals(0, second.readToEnd().length);
+        }
+        assertEchoes(first, "still");
+        assertEquals(DenyCode.LIMIT_SPAWN.code(), firstDenied().code());
+    }
+}

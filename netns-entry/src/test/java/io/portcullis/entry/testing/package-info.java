@@ -1,0 +1,2 @@
+/** The entry's test helpers that other modules' tests share. */
+package io.portcullis.entry.testing;

@@ -1,0 +1,81 @@
+package io.portcullis.relay.accept;
+
+import io.netty.channel.Channel;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.HostConfig;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Open-connection budgets (SPEC R16): one for the whole relay, one per spawn. A connection holds
+ * its place in both from accept until its channel closes. The sizes come from the configuration generation
+ * in use when the connection is placed, so a reload changes them for new connections only.
+ *
+ * <p>Fairness: the last quarter of the relay's places goes only to spawns that hold less than
+ * their fair share (the relay's budget divided by the spawns open), so one busy spawn cannot
+ * take every place when the relay's budget is smaller than a spawn's times the spawns open.
+ */
+public final class Budgets {
+    private final AtomicInteger open = new AtomicInteger();
+    /** The most places this budget has whatever the configuration says: the relay's descriptor bound. */
+    private final int cap;
+
+    /** A spawn's budget: its size is the configuration's alone. */
+    public Budgets() {
+        this(Integer.MAX_VALUE);
+    }
+
+    /** The relay's budget, never more than {@code cap} places (see {@link Descriptors#connections()}). */
+    public Budgets(int cap) {
+        if (cap < 1) {
+            throw new IllegalArgumentException("cap: " + cap + " (expected: >= 1)");
+        }
+        this.cap = cap;
+    }
+
+    /**
+     * Takes a place in {@code spawn}'s budget and the {@code relay}'s for {@code channel}; returns
+     * the code of the budget that is full, or null when both had room.
+     */
+    public static DenyCode acquire(
+            Channel channel, Budgets spawn, Budgets relay, HostConfig.Limits limits, int spawnsOpen) {
+        DenyCode full = take(spawn, relay, limits, spawnsOpen);
+        if (full == null) {
+            channel.closeFuture().addListener(f -> {
+                spawn.open.decrementAndGet();
+                relay.open.decrementAndGet();
+            });
+        }
+        return full;
+    }
+
+    public static DenyCode take(Budgets spawn, Budgets relay, HostConfig.Limits limits, int spawnsOpen) {
+        int relayMax = Math.min(limits.relayConnections(), relay.cap);
+        if (!spawn.tryTake(limits.spawnConnections())) {
+            return DenyCode.LIMIT_SPAWN;
+        }
+        int reserve = relayMax / 4;
+        int fairShare = Math.max(1, relayMax / Math.max(1, spawnsOpen));
+        boolean overShare = spawn.open.get() > fairShare && relay.open.get() >= relayMax - reserve;
+        if (overShare || !relay.tryTake(relayMax)) {
+            spawn.open.decrementAndGet();
+            return DenyCode.LIMIT_RELAY;
+        }
+        return null;
+    }
+
+    private boolean tryTake(int max) {
+        if (open.incrementAndGet() > max) {
+            open.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    public void release() {
+        open.decrementAndGet();
+    }
+
+    public int open() {
+        return open.get();
+    }
+}

@@ -1,0 +1,57 @@
+package io.portcullis.relay.accept;
+
+import io.portcullis.entry.handoff.Posix;
+import io.portcullis.relay.policy.HostConfig;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay's descriptor limit (SPEC R16). At start the soft limit is raised to the hard limit.
+ * Each tunnel holds two descriptors (the client's and the dialed one), and a reserve stays for
+ * everything else the relay needs to go on working: its control socket, spawn sockets and
+ * hand-overs, DNS queries, the owner check, log files. The relay's connection budget is therefore
+ * never more than {@link #connections()}, whatever the configuration says, so no spawn can take
+ * the relay's last descriptors.
+ *
+ * @param limit the soft descriptor limit in force
+ */
+public record Descriptors(long limit) {
+    /** Descriptors kept for everything but tunnels. */
+    static final int RESERVE = 512;
+
+    private static final Logger log = LoggerFactory.getLogger(Descriptors.class);
+
+    /** The limit raised to the hard limit; when the limit cannot be read, as the JVM found it. */
+    public static Descriptors raised() {
+        try {
+            return new Descriptors(Posix.raiseDescriptorLimit().soft());
+        } catch (Posix.Failure | RuntimeException e) {
+            log.warn("cannot read or raise the descriptor limit ({}); assuming 1024", e.getMessage());
+            return new Descriptors(1024);
+        }
+    }
+
+    /** No limit to speak of: for tests of the budgets alone. */
+    public static Descriptors unlimited() {
+        return new Descriptors(Long.MAX_VALUE);
+    }
+
+    /** The most connections the relay can hold open with {@link #RESERVE} descriptors left over. */
+    public int connections() {
+        long tunnels = (limit - RESERVE) / 2;
+        return Math.clamp(tunnels, 1, Integer.MAX_VALUE);
+    }
+
+    /** A warning when {@code limits} ask for more connections than the descriptor limit allows. Pure. */
+    public Optional<String> shortfall(HostConfig.Limits limits) {
+        if (limits.relayConnections() <= connections()) {
+            return Optional.empty();
+        }
+        long needed = 2L * limits.relayConnections() + RESERVE;
+        return Optional.of("limits.relayConnections is " + limits.relayConnections() + ", which needs about "
+                + needed + " descriptors, but the descriptor limit is " + limit + ": the relay holds at most "
+                + connections() + " connections (raise the hard limit, e.g. LimitNOFILE=" + needed
+                + " in a systemd unit or ulimit -Hn, or lower limits.relayConnections)");
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * Configuration generations (SPEC R2): what one host configuration builds (owner check, DNS, the
+ * policy's judge, upstream proxy, the kinds with their limits), swapped in by a reload and closed
+ * once the connections that started under it no longer need it.
+ */
+package io.portcullis.relay.generation;

@@ -1,0 +1,2 @@
+/** The transport: epoll (native), or NIO where the native library does not load; how listeners are adopted from descriptors. */
+package io.portcullis.relay.transport;

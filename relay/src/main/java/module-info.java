@@ -1,0 +1,50 @@
+/**
+ * The engine: the relay that accepts on the handed-over sockets, decides each connection against
+ * its spawn's policy, resolves once and dials only the checked addresses (SPEC R1-R43).
+ *
+ * <p>The embedding API (docs/embedding.md) is the root package with the configuration readers,
+ * the policy records and the decision records; the applications over the engine and the
+ * benchmarks are named for the few internals they also use. Everything else stays inside.
+ */
+module io.portcullis.relay {
+    requires transitive io.portcullis.owner;
+    requires transitive io.netty.transport;
+    requires io.portcullis.entry;
+    requires io.portcullis.log;
+    requires com.fasterxml.jackson.annotation;
+    requires com.fasterxml.jackson.core;
+    requires com.fasterxml.jackson.databind;
+    requires com.ibm.icu;
+    requires io.netty.buffer;
+    requires io.netty.codec;
+    requires io.netty.codec.dns;
+    requires io.netty.codec.http;
+    requires io.netty.common;
+    requires io.netty.handler;
+    requires io.netty.resolver;
+    requires io.netty.resolver.dns;
+    requires io.netty.transport.classes.epoll;
+    requires io.netty.transport.unix.common;
+    requires io.prometheus.metrics.core;
+    requires io.prometheus.metrics.instrumentation.jvm;
+    requires transitive io.prometheus.metrics.model;
+    requires io.prometheus.writer.text;
+    requires jdk.net;
+    requires org.slf4j;
+
+    // The embedding API (docs/embedding.md): the engine, its judge seam, the transport seam, the
+    // configuration readers, the policy records, the resolver seam and the decision records with
+    // the metrics.
+    exports io.portcullis.relay;
+    exports io.portcullis.relay.config;
+    exports io.portcullis.relay.decide;
+    exports io.portcullis.relay.observe;
+    exports io.portcullis.relay.policy;
+    exports io.portcullis.relay.resolve;
+    exports io.portcullis.relay.transport;
+
+    // What the applications over the engine also use: the operator's HTTP routes (the daemon's
+    // control socket and metrics listener).
+    exports io.portcullis.relay.ops to
+            io.portcullis.cli;
+}

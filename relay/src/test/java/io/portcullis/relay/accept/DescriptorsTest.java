@@ -1,0 +1,36 @@
+package io.portcullis.relay.accept;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.portcullis.relay.policy.HostConfig;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class DescriptorsTest {
+
+    private static HostConfig.Limits relayConnections(int relay) {
+        Duration second = Duration.ofSeconds(1);
+        return new HostConfig.Limits(8192, second, second, second, 512, relay, 1024);
+    }
+
+    @ParameterizedTest(name = "limit {0} -> {1} connections")
+    @CsvSource({"1024, 256", "1048576, 524032", "33280, 16384", "512, 1", "100, 1", "9223372036854775807, 2147483647"})
+    void twoDescriptorsPerConnectionAfterTheReserve(long limit, int connections) {
+        assertEquals(connections, new Descriptors(limit).connections());
+    }
+
+    @ParameterizedTest(name = "limit {0}, relayConnections {1} -> warns {2}")
+    @CsvSource({"1024, 16384, true", "33280, 16384, false", "33279, 16384, true", "1048576, 16384, false"})
+    void aWarningWhenTheBudgetNeedsMoreDescriptors(long limit, int relay, boolean warns) {
+        Optional<String> warning = new Descriptors(limit).shortfall(relayConnections(relay));
+
+        assertEquals(warns, warning.isPresent(), warning.toString());
+        if (warns) {
+            assertTrue(warning.get().contains("descriptor limit is " + limit), warning.get());
+            assertTrue(warning.get().contains("LimitNOFILE=" + (2L * relay + Descriptors.RESERVE)), warning.get());
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package io.portcullis.relay.testing;
+
+import io.portcullis.entry.handoff.Posix;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * An entry in a network namespace of its own, for tests where the relay must tell the spawn's
+ * namespace from the test's (the daemon refuses control connections from a spawn's namespace): a
+ * child JVM in a fresh namespace hands sockets over on request, and one thread of the test moved
+ * into that namespace connects the spawn's clients.
+ */
+public final class RemoteEntry implements AutoCloseable {
+    private final Process process;
+    private final PrintWriter commands;
+    private final BufferedReader answers;
+    private final ExecutorService inside;
+
+    private RemoteEntry(Process process) throws IOException {
+        this.process = process;
+        this.commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        this.answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        String ready = answers.readLine();
+        if (!"ready".equals(ready)) {
+            process.destroyForcibly();
+            throw new IOException("the remote entry did not start: " + ready);
+        }
+        String namespace = "/proc/" + process.pid() + "/ns/net";
+        this.inside =
+                Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().factory());
+        call(() -> {
+            Posix.enterNetworkNamespace(namespace);
+            return null;
+        });
+    }
+
+    public static RemoteEntry start() throws IOException {
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Process process = new ProcessBuilder(
+                        "unshare",
+                        "--net",
+                        "sh",
+                        "-c",
+                        "ip link set lo up && exec \"$0\" \"$@\"",
+                        java,
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-Xshare:auto",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        RemoteEntry.class.getName())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        return new RemoteEntry(process);
+    }
+
+    /** Hands over a proxy socket on {@code proxy} and forwards on {@code forwards} to {@code socket}. */
+    public synchronized void handOver(Path socket, int proxy, List<Integer> forwards) throws IOException {
+        commands.println(socket + " " + proxy + " "
+                + String.join(",", forwards.stream().map(String::valueOf).toList()));
+        String answer = answers.readLine();
+        if (!"accepted".equals(answer)) {
+            throw new IOException("the relay refused the hand-over: " + answer);
+        }
+    }
+
+    /** A client connected to 127.0.0.1:{@code port} inside the namespace. */
+    public SpawnClient connect(int port) throws IOException {
+        return call(() -> SpawnClient.open(port));
+    }
+
+    /** A listening TCP socket made inside the namespace, on {@code address}; the caller owns it. */
+    public int listenInside(java.net.InetSocketAddress address) throws IOException {
+        return call(() -> Posix.listenTcp(address, 16));
+    }
+
+    private <T> T call(java.util.concurrent.Callable<T> task) throws IOException {
+        try {
+            return inside.submit(task).get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        inside.shutdownNow();
+        commands.close();
+        process.destroyForcibly();
+    }
+
+    /** The child: one line per hand-over on stdin ({@code SOCKET PROXY [F1,F2...]}), one answer line on stdout. */
+    public static void main(String[] args) throws IOException {
+        PrintStream out = System.out;
+        out.println("ready");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            String[] parts = line.split(" ");
+            List<Integer> forwards = parts.length > 2 && !parts[2].isEmpty()
+                    ? Arrays.stream(parts[2].split(",")).map(Integer::valueOf).toList()
+                    : List.of();
+            try {
+                TestEntry.handOver(Path.of(parts[0]), Integer.parseInt(parts[1]), forwards, OptionalInt.empty(), true);
+                out.println("accepted");
+            } catch (IOException | RuntimeException e) {
+                out.println(e.getMessage().replace('\n', ' '));
+            }
+        }
+    }
+}
