@@ -31,8 +31,11 @@ entry_jar=$root/netns-entry/target/netns-entry.jar
 # and jdk.naming.dns (JNDI's DNS provider, Netty's resolver's way to the name servers when
 # /etc/resolv.conf gives none). Decision D40.
 say "runtime (jlink)"
+# Every jar is analysed as a module (the CLI's and the engine's are modular, the rest named or
+# automatic); of what they need, the JDK's own modules go into the runtime.
 modules=$("$JAVA_HOME/bin/jdeps" --multi-release 25 --ignore-missing-deps --print-module-deps \
-    --class-path "$root/cli/target/lib/*" "$cli_jar")
+    --module-path "$root/cli/target/lib" --add-modules ALL-MODULE-PATH "$root"/cli/target/lib/*.jar "$cli_jar" |
+    tr , '\n' | grep -E '^(java|jdk)\.' | paste -sd, -)
 modules=$modules,jdk.net,jdk.naming.dns
 mkdir -p "$home"
 "$JAVA_HOME/bin/jlink" --add-modules "$modules" --output "$home/runtime" \
