@@ -14,6 +14,7 @@ module io.portcullis.relay {
     requires com.fasterxml.jackson.annotation;
     requires com.fasterxml.jackson.core;
     requires com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.datatype.jdk8;
     requires com.ibm.icu;
     requires io.netty.buffer;
     requires io.netty.codec;

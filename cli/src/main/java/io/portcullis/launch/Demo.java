@@ -79,7 +79,7 @@ public final class Demo {
             Map<String, Decision> decisions = new ConcurrentHashMap<>();
             Relay relay = opened(Relay.builder(host(world, gatewayUid))
                     .threads(1)
-                    .decisions(d -> decisions.putIfAbsent(d.target() == null ? "" : d.target(), d))
+                    .decisions(d -> decisions.putIfAbsent(d.target().orElse(""), d))
                     .start());
             List<CurlSeen> seen = curl(relay, policy, world, rows);
             awaitDecisions(decisions, rows);
@@ -87,7 +87,9 @@ public final class Demo {
             List<DemoTable.Line> lines = new ArrayList<>();
             for (int i = 0; i < rows.size(); i++) {
                 lines.add(new DemoTable.Line(
-                        rows.get(i), seen.get(i), decisions.get(rows.get(i).target())));
+                        rows.get(i),
+                        seen.get(i),
+                        Optional.ofNullable(decisions.get(rows.get(i).target()))));
             }
             return report(out, lines);
         } finally {

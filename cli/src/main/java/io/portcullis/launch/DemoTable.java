@@ -5,6 +5,7 @@ import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** The demo's table: one line per connection, with what curl saw and what the relay decided and why. */
 final class DemoTable {
@@ -16,14 +17,13 @@ final class DemoTable {
     /**
      * One connection's outcome.
      *
-     * @param decision the relay's decision line for it, or null when none arrived
+     * @param decision the relay's decision line for it; empty when none arrived
      */
-    record Line(DemoRow row, CurlSeen curl, Decision decision) {
+    record Line(DemoRow row, CurlSeen curl, Optional<Decision> decision) {
         String verdict() {
-            if (decision == null) {
-                return "no decision";
-            }
-            return decision.code() == null ? decision.verdict() : decision.verdict() + " " + decision.code();
+            return decision.map(d -> d.verdict()
+                            + d.code().map(code -> " " + code.code()).orElse(""))
+                    .orElse("no decision");
         }
 
         /**
@@ -31,13 +31,16 @@ final class DemoTable {
          * the process holding it. With Docker down, a root service's row says Docker is optional.
          */
         String why() {
-            String about = decision != null && DenyCode.OWNER_DOCKER_DOWN.code().equals(decision.code())
+            String about = decision.flatMap(Decision::code)
+                            .filter(code -> code == DenyCode.OWNER_DOCKER_DOWN)
+                            .isPresent()
                     ? DOCKER_DOWN
                     : row.about();
-            if (!row.evidence() || decision == null || decision.owner() == null) {
+            Optional<OwnerEvidence> evidence = decision.flatMap(Decision::owner);
+            if (!row.evidence() || evidence.isEmpty()) {
                 return about;
             }
-            OwnerEvidence seen = decision.owner();
+            OwnerEvidence seen = evidence.get();
             if (seen.listeners().isEmpty()) {
                 return about;
             }
@@ -59,7 +62,7 @@ final class DemoTable {
 
         /** Whether the relay decided as the demo's policy says it should. */
         boolean asExpected() {
-            return decision != null && row.allowed() == Decision.ALLOW.equals(decision.verdict());
+            return decision.isPresent() && row.allowed() == decision.get().allowed();
         }
     }
 
@@ -69,16 +72,13 @@ final class DemoTable {
     static String codes(List<Line> lines) {
         StringBuilder out = new StringBuilder();
         lines.stream()
-                .map(Line::decision)
-                .filter(d -> d != null && d.code() != null)
-                .map(Decision::code)
+                .flatMap(line -> line.decision().flatMap(Decision::code).stream())
                 .distinct()
                 .forEach(code -> {
-                    DenyCode known = DenyCode.of(code);
                     out.append("  ")
-                            .append(code)
+                            .append(code.code())
                             .append(": ")
-                            .append(known == null ? "(unknown code)" : known.sentence())
+                            .append(code.sentence())
                             .append('\n');
                 });
         return out.toString();

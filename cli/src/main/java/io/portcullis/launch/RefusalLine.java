@@ -3,6 +3,9 @@ package io.portcullis.launch;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Target;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -31,42 +34,45 @@ public record RefusalLine(int gatewayUid, String origin) {
 
     /** The line for {@code decision}; empty for an allowed one and for a client that left before an answer. */
     public Optional<String> of(Decision decision) {
-        if (Decision.ALLOW.equals(decision.verdict())
-                || decision.code() == null
-                || DenyCode.CLIENT_CLOSED.code().equals(decision.code())) {
+        Optional<DenyCode> settled = decision.code();
+        if (decision.allowed() || settled.isEmpty() || settled.get() == DenyCode.CLIENT_CLOSED) {
             return Optional.empty();
         }
-        String outcome = Decision.DENY.equals(decision.verdict()) ? "refused" : "failed";
-        DenyCode code = DenyCode.of(decision.code());
-        String why = code == null ? "see the decision log" : code.sentence() + whatToChange(code, decision);
-        return Optional.of("portcullis: " + outcome + " " + what(decision) + ": " + decision.code() + " (" + why + ")");
+        DenyCode code = settled.get();
+        String outcome = decision.verdict() == Decision.Outcome.DENY ? "refused" : "failed";
+        String why = code.sentence() + whatToChange(code, decision);
+        return Optional.of("portcullis: " + outcome + " " + what(decision) + ": " + code.code() + " (" + why + ")");
     }
 
     /** The connection as the person asked for it: its kind and target. */
     private static String what(Decision decision) {
-        String target = decision.target() == null ? "(no target read)" : decision.target();
+        String target = decision.target().orElse("(no target read)");
         return switch (decision.kind()) {
             case "forward" -> "forward " + forwarded(target, decision.resolved());
             case "dns" -> "DNS " + target;
             case "named" -> "tcp " + target;
             case "door" -> target;
-            case "proxy" -> (decision.method() == null ? "proxy" : decision.method()) + " " + target;
+            case "proxy" -> decision.method().orElse("proxy") + " " + target;
             default -> decision.kind() + " " + target;
         };
     }
 
     /** A forward's record names its port ({@code forward:5000}); the person named the address too. */
-    private static String forwarded(String target, List<String> resolved) {
+    private static String forwarded(String target, List<InetAddress> resolved) {
         if (!target.startsWith(FORWARD) || resolved.isEmpty()) {
             return target;
         }
-        String address = resolved.getFirst();
-        return (address.indexOf(':') >= 0 ? "[" + address + "]" : address) + ":" + target.substring(FORWARD.length());
+        try {
+            int port = Integer.parseInt(target.substring(FORWARD.length()));
+            return Target.text(new InetSocketAddress(resolved.getFirst(), port));
+        } catch (IllegalArgumentException e) {
+            return target;
+        }
     }
 
     /** For the owner check's refusals: what it saw and, where the person can change it, how. */
     private String whatToChange(DenyCode code, Decision decision) {
-        OwnerEvidence evidence = decision.owner() == null ? OwnerEvidence.NONE : decision.owner();
+        OwnerEvidence evidence = decision.owner().orElse(OwnerEvidence.NONE);
         return switch (code) {
             case OWNER_OTHER_USER -> otherUser(evidence);
             case OWNER_ROOT ->

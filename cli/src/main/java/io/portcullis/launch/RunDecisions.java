@@ -2,6 +2,7 @@ package io.portcullis.launch;
 
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.observe.DecisionSink;
+import io.portcullis.relay.policy.DenyCode;
 import java.io.PrintStream;
 import java.util.Objects;
 import java.util.Optional;
@@ -56,7 +57,9 @@ public final class RunDecisions implements DecisionSink, AutoCloseable {
         try {
             line = format.of(decision);
         } catch (RuntimeException e) {
-            line = Optional.of("portcullis: " + decision.verdict() + " " + decision.target() + ": " + decision.code());
+            line = Optional.of("portcullis: " + decision.verdict() + " "
+                    + decision.target().orElse("(no target read)") + ": "
+                    + decision.code().map(DenyCode::code).orElse("(no code)"));
         }
         line.ifPresent(text -> writer.execute(() -> write(text)));
     }

@@ -17,6 +17,7 @@ import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.LoopbackOrigin;
 import io.portcullis.relay.testing.RemoteEntry;
 import io.portcullis.relay.testing.SpawnClient;
@@ -425,7 +426,7 @@ class DaemonTest {
             Decision decision = decisions.poll(5, TimeUnit.SECONDS);
             long expected = i < 50 ? 1 : 2;
             assertEquals(expected, decision.generation(), "connection " + i);
-            assertEquals(i < 50 ? null : "deny-listed", decision.code(), "connection " + i);
+            assertEquals(i < 50 ? null : "deny-listed", Line.of(decision).code(), "connection " + i);
         }
         assertEchoes(survivor, "after");
         String metrics = ControlClient.call(control, "GET", "/metrics").body();
@@ -472,12 +473,12 @@ class DaemonTest {
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
         assertTrue(millis < 1000, "the quiet spawn connected in " + millis + " ms");
-        assertEquals(DenyCode.LIMIT_SPAWN.code(), firstDenied().code());
+        assertEquals(DenyCode.LIMIT_SPAWN.code(), Line.of(firstDenied()).code());
     }
 
     private Decision firstDenied() throws InterruptedException {
         for (Decision decision; (decision = decisions.poll(5, TimeUnit.SECONDS)) != null; ) {
-            if (decision.code() != null) {
+            if (Line.of(decision).code() != null) {
                 return decision;
             }
         }
@@ -498,6 +499,6 @@ class DaemonTest {
             assertEquals(0, second.readToEnd().length);
         }
         assertEchoes(first, "still");
-        assertEquals(DenyCode.LIMIT_SPAWN.code(), firstDenied().code());
+        assertEquals(DenyCode.LIMIT_SPAWN.code(), Line.of(firstDenied()).code());
     }
 }

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.testing.Decisions;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class DemoTableTest {
@@ -14,9 +16,12 @@ class DemoTableTest {
     private static final DemoRow REFUSED =
             new DemoRow("https://169.254.169.254/", "169.254.169.254:443", false, "metadata");
 
-    private static Decision decision(String target, String verdict, String code) {
-        return new Decision(
-                "2026-01-01T00:00:00Z", "demo", 1, "proxy", target, List.of(), null, verdict, code, null, 0, 0, 1, 1);
+    private static Optional<Decision> decision(String target, String verdict, String code) {
+        return Optional.of(Decisions.decision()
+                .spawn("demo")
+                .target(target)
+                .verdict(verdict, code)
+                .build());
     }
 
     @Test
@@ -47,8 +52,8 @@ class DemoTableTest {
                 .asExpected());
         assertTrue(
                 new DemoTable.Line(REFUSED, CurlSeen.parse(null), decision("t", "deny", "deny-listed")).asExpected());
-        assertFalse(new DemoTable.Line(REFUSED, CurlSeen.parse(null), null).asExpected());
-        assertEquals("no decision", new DemoTable.Line(REFUSED, CurlSeen.parse(null), null).verdict());
+        assertFalse(new DemoTable.Line(REFUSED, CurlSeen.parse(null), Optional.empty()).asExpected());
+        assertEquals("no decision", new DemoTable.Line(REFUSED, CurlSeen.parse(null), Optional.empty()).verdict());
     }
 
     @Test
@@ -62,22 +67,15 @@ class DemoTableTest {
 
     private static final DemoRow OWN = new DemoRow("http://127.0.0.1:5000/", "forward:5000", true, "yours", true);
 
-    private static Decision owned(String verdict, String code, OwnerEvidence evidence) {
-        return new Decision(
-                "2026-01-01T00:00:00Z",
-                "demo",
-                1,
-                "forward",
-                "forward:5000",
-                List.of("127.0.0.1"),
-                null,
-                verdict,
-                code,
-                evidence,
-                0,
-                0,
-                1,
-                1);
+    private static Optional<Decision> owned(String verdict, String code, OwnerEvidence evidence) {
+        return Optional.of(Decisions.decision()
+                .spawn("demo")
+                .kind("forward")
+                .target("forward:5000")
+                .resolved("127.0.0.1")
+                .verdict(verdict, code)
+                .owner(evidence)
+                .build());
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.testing.Decisions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +21,14 @@ class RefusalLineTest {
 
     private static Decision decision(
             String kind, String target, List<String> resolved, String verdict, String code, OwnerEvidence owner) {
-        return new Decision(
-                "2026-01-01T00:00:00Z", "run-1", 1, kind, target, resolved, null, verdict, code, owner, 0, 0, 1, 1);
+        return Decisions.decision()
+                .spawn("run-1")
+                .kind(kind)
+                .target(target)
+                .resolved(resolved.toArray(String[]::new))
+                .verdict(verdict, code)
+                .owner(owner)
+                .build();
     }
 
     private static OwnerEvidence listenerOf(int uid) {
@@ -30,25 +37,12 @@ class RefusalLineTest {
     }
 
     private static Decision proxied(String method, String target, String code) {
-        return new Decision(
-                "2026-01-01T00:00:00Z",
-                "run-1",
-                1,
-                "proxy",
-                target,
-                List.of(),
-                null,
-                "deny",
-                code,
-                null,
-                0,
-                0,
-                1,
-                1,
-                null,
-                null,
-                null,
-                method);
+        return Decisions.decision()
+                .spawn("run-1")
+                .target(target)
+                .verdict("deny", code)
+                .method(method)
+                .build();
     }
 
     @Test

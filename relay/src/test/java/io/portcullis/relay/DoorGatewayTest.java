@@ -13,6 +13,7 @@ import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.testing.GatewayProcess;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.SpawnClient;
 import io.portcullis.relay.testing.TestEntry;
 import java.io.IOException;
@@ -100,11 +101,13 @@ class DoorGatewayTest {
             assertRefusedDoorGateway(outcome.answer());
             Decision decision = outcome.decision();
             assertEquals("door", decision.kind());
-            assertEquals("deny door-gateway", decision.verdict() + " " + decision.code());
-            assertNull(decision.dialed());
+            assertEquals(
+                    "deny door-gateway",
+                    Line.of(decision).verdict() + " " + Line.of(decision).code());
+            assertNull(Line.of(decision).dialed());
             assertEquals(
                     List.of(OTHER_UID),
-                    decision.owner().listeners().stream()
+                    Line.of(decision).owner().listeners().stream()
                             .map(OwnerEvidence.Listener::uid)
                             .toList());
             assertEquals(0, squatter.connections());
@@ -119,8 +122,9 @@ class DoorGatewayTest {
         assertRefusedDoorGateway(outcome.answer());
         assertEquals(
                 "deny door-gateway",
-                outcome.decision().verdict() + " " + outcome.decision().code());
-        assertNull(outcome.decision().dialed());
+                Line.of(outcome.decision()).verdict() + " "
+                        + Line.of(outcome.decision()).code());
+        assertNull(Line.of(outcome.decision()).dialed());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -135,9 +139,10 @@ class DoorGatewayTest {
                     "HTTP/1.1 200 OK\r\nContent-Length: " + received.length() + "\r\nConnection: close\r\n\r\n"
                             + received,
                     outcome.answer());
-            assertEquals("allow", outcome.decision().verdict());
-            assertNull(outcome.decision().code());
-            assertEquals("127.0.0.1:" + gateway.port(), outcome.decision().dialed());
+            assertEquals("allow", Line.of(outcome.decision()).verdict());
+            assertNull(Line.of(outcome.decision()).code());
+            assertEquals(
+                    "127.0.0.1:" + gateway.port(), Line.of(outcome.decision()).dialed());
         }
     }
 

@@ -15,6 +15,7 @@ import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.testing.GatewayProcess;
 import io.portcullis.relay.testing.KindServer;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.RecordingOrigin;
 import io.portcullis.relay.transport.Transport;
 import io.portcullis.relay.tunnel.Dialer;
@@ -88,7 +89,9 @@ class DoorKindTest {
 
     private String code() throws InterruptedException {
         Decision decision = decisions.poll(10, TimeUnit.SECONDS);
-        return decision == null ? "no decision" : decision.verdict() + " " + decision.code();
+        return decision == null
+                ? "no decision"
+                : Line.of(decision).verdict() + " " + Line.of(decision).code();
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.RecordingOrigin;
 import io.portcullis.relay.testing.SpawnClient;
 import io.portcullis.relay.testing.TestEntry;
@@ -132,9 +133,9 @@ class DoorTest {
                         + "\r\nAccept: */*\r\nConnection: close\r\n\r\n"),
                 gateway.received());
         Decision decision = nextDecision();
-        assertEquals("allow", decision.verdict());
-        assertEquals("door:3001 GET /kiosk/state", decision.target());
-        assertEquals("127.0.0.1:" + gateway.port(), decision.dialed());
+        assertEquals("allow", Line.of(decision).verdict());
+        assertEquals("door:3001 GET /kiosk/state", Line.of(decision).target());
+        assertEquals("127.0.0.1:" + gateway.port(), Line.of(decision).dialed());
     }
 
     @Test
@@ -172,7 +173,7 @@ class DoorTest {
         assertTrue(answer.startsWith("HTTP/1.1 403 Forbidden\r\n"), answer);
         assertTrue(answer.contains("\r\nPortcullis-Deny: door-token\r\n"), answer);
         assertFalse(answer.contains(token));
-        assertEquals("door-token", nextDecision().code());
+        assertEquals("door-token", Line.of(nextDecision()).code());
         assertEquals(0, gateway.connections());
     }
 
@@ -209,8 +210,8 @@ class DoorTest {
 
         assertTrue(answer.contains("\r\nPortcullis-Deny: " + code + "\r\n"), answer);
         Decision decision = nextDecision();
-        assertEquals(code, decision.code());
-        assertEquals("door:3001", decision.target());
+        assertEquals(code, Line.of(decision).code());
+        assertEquals("door:3001", Line.of(decision).target());
         assertEquals(0, gateway.connections());
     }
 

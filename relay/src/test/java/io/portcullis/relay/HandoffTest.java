@@ -15,6 +15,7 @@ import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.RemoteEntry;
 import io.portcullis.relay.testing.SpawnClient;
 import io.portcullis.relay.testing.TestEntry;
@@ -226,7 +227,7 @@ class HandoffTest {
         Decision decision = decisions.poll(5, TimeUnit.SECONDS);
         assertNotNull(decision, "no decision line");
         assertEquals("handoff", decision.kind());
-        assertEquals("bad-handoff", decision.code());
+        assertEquals("bad-handoff", Line.of(decision).code());
         assertThrows(ExecutionException.class, () -> spawn.handedOver().get(5, TimeUnit.SECONDS));
         assertFalse(Files.exists(spawn.socket()), "a hand-over, good or bad, uses up the spawn socket");
         assertThrows(ConnectException.class, () -> SpawnClient.open(PROXY), "every descriptor received is closed");

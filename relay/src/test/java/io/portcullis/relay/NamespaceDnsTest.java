@@ -9,6 +9,7 @@ import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.TestEntry;
 import io.portcullis.world.DnsAnswer;
 import io.portcullis.world.Zone;
@@ -141,7 +142,7 @@ class NamespaceDnsTest {
 
         Decision decision = decisions.poll(10, TimeUnit.SECONDS);
         assertEquals("dns", decision.kind(), decision.toString());
-        assertEquals(code.equals("allow") ? null : code, decision.code(), decision.toString());
+        assertEquals(code.equals("allow") ? null : code, Line.of(decision).code(), decision.toString());
         String bare = name.toLowerCase(Locale.ROOT).replaceAll("\\.$", "");
         assertEquals(worldQueries > 0, zone.queries(bare) > 0, "whether the world's DNS was asked");
     }
@@ -189,7 +190,7 @@ class NamespaceDnsTest {
         for (Decision decision = decisions.poll(5, TimeUnit.SECONDS);
                 decision != null && !folded;
                 decision = decisions.poll(1, TimeUnit.SECONDS)) {
-            folded = "limit-rate".equals(decision.code());
+            folded = "limit-rate".equals(Line.of(decision).code());
         }
         assertTrue(folded, "no limit-rate line");
     }

@@ -9,6 +9,7 @@ import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.LoopbackOrigin;
 import io.portcullis.relay.testing.TestEntry;
 import io.portcullis.relay.transport.Transport;
@@ -58,7 +59,7 @@ class NioFallbackTest {
 
             assertEquals(
                     "refused bad-handoff: the relay's nio transport cannot read a hand-over (expected: epoll)", answer);
-            assertEquals("bad-handoff", next().code());
+            assertEquals("bad-handoff", Line.of(next()).code());
             assertEquals("nio", relay.transport());
         }
     }
@@ -73,7 +74,7 @@ class NioFallbackTest {
                     relay.open(SpawnPolicyJson.parse("s.json", "{\"id\": \"nio\", \"hosts\": [], \"peerUid\": 0}"));
 
             assertThrows(IOException.class, () -> TestEntry.handOver(spawn));
-            assertEquals("peer-uid", next().code());
+            assertEquals("peer-uid", Line.of(next()).code());
         }
     }
 

@@ -13,6 +13,7 @@ import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.RecordingOrigin;
 import io.portcullis.relay.testing.SpawnClient;
 import io.portcullis.relay.testing.TestEntry;
@@ -94,7 +95,7 @@ class PlainHttpDecisionTest {
         assertTrue(answer.startsWith("HTTP/1.1 " + status + " "), answer);
         Decision decision = decisions.poll(10, TimeUnit.SECONDS);
         assertNotNull(decision);
-        assertEquals(code.equals("-") ? null : code, decision.code(), decision.toString());
+        assertEquals(code.equals("-") ? null : code, Line.of(decision).code(), decision.toString());
         boolean asksOwner = scheme.equals("http") && source.equals("owner");
         assertEquals(
                 asksOwner ? List.of(OwnerQuery.Source.OWNER) : List.of(),

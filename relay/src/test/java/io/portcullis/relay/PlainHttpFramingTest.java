@@ -11,6 +11,7 @@ import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.proxy.ProxyKind;
 import io.portcullis.relay.testing.KindServer;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.RecordingOrigin;
 import io.portcullis.relay.transport.Transport;
 import io.portcullis.relay.tunnel.Dialer;
@@ -63,7 +64,7 @@ class PlainHttpFramingTest {
 
     private String code() throws InterruptedException {
         Decision decision = decisions.poll(5, TimeUnit.SECONDS);
-        return decision == null ? "no decision" : decision.code();
+        return decision == null ? "no decision" : Line.of(decision).code();
     }
 
     @ParameterizedTest(name = "{0}")

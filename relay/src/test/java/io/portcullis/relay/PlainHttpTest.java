@@ -11,6 +11,7 @@ import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.RecordingOrigin;
 import io.portcullis.relay.testing.SpawnClient;
 import io.portcullis.relay.testing.TestEntry;
@@ -116,8 +117,8 @@ class PlainHttpTest {
                 origin.received());
         assertEquals("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-End: 2\r\nConnection: close\r\n\r\nhello", answer);
         Decision decision = nextDecision();
-        assertEquals("allow", decision.verdict());
-        assertEquals("127.0.0.1:" + origin.port(), decision.target());
+        assertEquals("allow", Line.of(decision).verdict());
+        assertEquals("127.0.0.1:" + origin.port(), Line.of(decision).target());
         assertEquals(answer.length(), decision.bytesDown());
         assertEquals(List.of("HTTP 127.0.0.1:" + origin.port()), judged);
     }
@@ -187,7 +188,7 @@ class PlainHttpTest {
 
         assertTrue(answer.startsWith("HTTP/1.1 400 Bad Request\r\n"), shape + ": " + answer);
         assertTrue(answer.contains("\r\nPortcullis-Deny: bad-request\r\n"), answer);
-        assertEquals("bad-request", nextDecision().code());
+        assertEquals("bad-request", Line.of(nextDecision()).code());
         assertTrue(judged.isEmpty(), judged.toString());
         assertEquals(0, origin.connections());
     }
@@ -200,7 +201,7 @@ class PlainHttpTest {
                 + "3;ext=1\r\nabc\r\n0\r\n\r\n");
 
         assertTrue(answer.startsWith("HTTP/1.1 400 Bad Request\r\n"), answer);
-        assertEquals("bad-request", nextDecision().code());
+        assertEquals("bad-request", Line.of(nextDecision()).code());
         List<String> received = origin.received();
         assertTrue(received.isEmpty() || !received.getFirst().endsWith("0\r\n\r\n"), received.toString());
     }
@@ -239,7 +240,7 @@ class PlainHttpTest {
                 answer.startsWith("HTTP/1.1 502 Bad Gateway\r\n") && answer.contains("Portcullis-Error: bad-response");
         boolean cut = answer.startsWith("HTTP/1.1 200 OK\r\n") && !answer.endsWith("\r\n0\r\n\r\n");
         assertTrue(refused || cut, shape + ": " + answer);
-        assertEquals("bad-response", nextDecision().code());
+        assertEquals("bad-response", Line.of(nextDecision()).code());
     }
 
     @Test
@@ -313,7 +314,7 @@ class PlainHttpTest {
 
         assertTrue(answer.startsWith("HTTP/1.1 504 Gateway Timeout\r\n"), answer);
         assertTrue(answer.contains("\r\nPortcullis-Error: http-timeout\r\n"), answer);
-        assertEquals("http-timeout", nextDecision().code());
+        assertEquals("http-timeout", Line.of(nextDecision()).code());
     }
 
     @Test

@@ -17,6 +17,7 @@ import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.LoopbackOrigin;
 import io.portcullis.relay.testing.SpawnClient;
 import io.portcullis.relay.testing.TestEntry;
@@ -186,11 +187,11 @@ class RelayTest {
 
         Decision decision = nextDecision();
         assertEquals("proxy", decision.kind());
-        assertEquals("origin.test:443", decision.target());
-        assertEquals("allow", decision.verdict());
-        assertNull(decision.code());
-        assertEquals(origin.hostPort(), decision.dialed());
-        assertEquals(List.of("127.0.0.1"), decision.resolved());
+        assertEquals("origin.test:443", Line.of(decision).target());
+        assertEquals("allow", Line.of(decision).verdict());
+        assertNull(Line.of(decision).code());
+        assertEquals(origin.hostPort(), Line.of(decision).dialed());
+        assertEquals(List.of("127.0.0.1"), Line.of(decision).resolved());
         assertEquals(4, decision.bytesUp());
         assertEquals(4, decision.bytesDown());
         assertEquals("studio", decision.spawn());
@@ -223,7 +224,7 @@ class RelayTest {
 
         assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", client.readHead());
         client.close();
-        assertEquals(origin.hostPort(), nextDecision().dialed());
+        assertEquals(origin.hostPort(), Line.of(nextDecision()).dialed());
     }
 
     @Test
@@ -238,9 +239,9 @@ class RelayTest {
         assertTrue(head.startsWith("HTTP/1.1 502 Bad Gateway\r\n"), head);
         assertTrue(head.contains("\r\nPortcullis-Error: connect-failed\r\n"), head);
         Decision decision = nextDecision();
-        assertEquals("error", decision.verdict());
-        assertEquals("connect-failed", decision.code());
-        assertEquals("127.0.0.1:" + closed.getPort(), decision.dialed());
+        assertEquals("error", Line.of(decision).verdict());
+        assertEquals("connect-failed", Line.of(decision).code());
+        assertEquals("127.0.0.1:" + closed.getPort(), Line.of(decision).dialed());
     }
 
     @Test
@@ -256,7 +257,7 @@ class RelayTest {
         assertEquals(
                 "not-listed: " + DenyCode.NOT_LISTED.sentence() + "\n",
                 new String(client.readToEnd(), StandardCharsets.UTF_8));
-        assertEquals("not-listed", nextDecision().code());
+        assertEquals("not-listed", Line.of(nextDecision()).code());
         assertEquals(0, origin.acceptedCount());
     }
 
@@ -357,7 +358,7 @@ class RelayTest {
         assertEquals(-1, client.input().read());
         long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertTrue(waited >= 250 && waited < 5000, "closed after " + waited + " ms");
-        assertEquals("allow", nextDecision().verdict());
+        assertEquals("allow", Line.of(nextDecision()).verdict());
     }
 
     @Test
@@ -376,10 +377,10 @@ class RelayTest {
         String head = third.readHead();
         assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
         assertTrue(head.contains("\r\nPortcullis-Deny: limit-spawn\r\n"), head);
-        assertEquals("limit-spawn", nextDecision().code());
+        assertEquals("limit-spawn", Line.of(nextDecision()).code());
 
         first.close();
-        assertEquals("allow", nextDecision().verdict());
+        assertEquals("allow", Line.of(nextDecision()).verdict());
         SpawnClient fourth = tunnel(spawn, "origin.test:443");
         assertEquals("HTTP/1.1 200 Connection established\r\n\r\n", fourth.readHead());
     }
@@ -411,7 +412,7 @@ class RelayTest {
         assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
         assertTrue(head.contains("\r\nPortcullis-Deny: limit-rate\r\n"), head);
         // The three tunnels are still open, so the refusal's is the first line.
-        assertEquals("limit-rate", nextDecision().code());
+        assertEquals("limit-rate", Line.of(nextDecision()).code());
 
         // Two a second: a new token within a second.
         Thread.sleep(600);
@@ -484,7 +485,7 @@ class RelayTest {
         assertTrue(head.contains("\r\nPortcullis-Deny: limit-relay\r\n"), head);
         Decision decision = nextDecision();
         assertEquals("other", decision.spawn());
-        assertEquals("limit-relay", decision.code());
+        assertEquals("limit-relay", Line.of(decision).code());
     }
 
     @Test
@@ -499,8 +500,8 @@ class RelayTest {
         assertEquals(0, Files.getAttribute(spawn.directory(), "unix:uid"), "the directory stays the relay's");
         Decision decision = nextDecision();
         assertEquals("handoff", decision.kind());
-        assertEquals("deny", decision.verdict());
-        assertEquals("peer-uid", decision.code());
+        assertEquals("deny", Line.of(decision).verdict());
+        assertEquals("peer-uid", Line.of(decision).code());
         assertTrue(Files.exists(spawn.socket()), "a refused peer does not use up the spawn socket");
         assertThrows(IOException.class, () -> SpawnClient.open(spawn.proxyPort()));
     }
@@ -518,8 +519,8 @@ class RelayTest {
         assertEquals("raw bytes", new String(client.readToEnd(), StandardCharsets.US_ASCII));
         Decision decision = nextDecision();
         assertEquals("forward", decision.kind());
-        assertEquals("forward:5000", decision.target());
-        assertEquals("allow", decision.verdict());
+        assertEquals("forward:5000", Line.of(decision).target());
+        assertEquals("allow", Line.of(decision).verdict());
         assertEquals(9, decision.bytesUp());
     }
 
@@ -532,7 +533,7 @@ class RelayTest {
         client.write("GET / HTTP/1.1\r\nHost: 127.0.0.1:5000\r\n\r\n");
 
         assertEquals(-1, client.input().read(), "an orderly end of input, not a reset");
-        assertEquals("not-listed", nextDecision().code());
+        assertEquals("not-listed", Line.of(nextDecision()).code());
     }
 
     @Test
@@ -543,7 +544,7 @@ class RelayTest {
         client.write("raw bytes");
 
         assertEquals(0, client.readToEnd().length);
-        assertEquals("not-listed", nextDecision().code());
+        assertEquals("not-listed", Line.of(nextDecision()).code());
     }
 
     @Test
@@ -570,8 +571,8 @@ class RelayTest {
         assertTrue(reply.startsWith("HTTP/1.1 403 Forbidden\r\n"), reply);
         Decision decision = nextDecision();
         assertEquals("door", decision.kind());
-        assertEquals("door-route", decision.code());
-        assertEquals("door:3001", decision.target());
+        assertEquals("door-route", Line.of(decision).code());
+        assertEquals("door:3001", Line.of(decision).target());
     }
 
     private static HostConfig.Limits withIdle(Duration idle) {

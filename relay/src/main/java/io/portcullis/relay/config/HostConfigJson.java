@@ -73,10 +73,11 @@ public final class HostConfigJson {
                 && upstream != null
                 && upstream.isPresent()
                 && !upstream.get().proxy().isName()) {
-            Cidr block = new DenyList(deny).matchAnyForm(upstream.get().proxy().literal());
-            if (block != null) {
+            Optional<Cidr> block =
+                    new DenyList(deny).matchAnyForm(upstream.get().proxy().literal());
+            if (block.isPresent()) {
                 problems.add("upstream.proxy: " + upstream.get().proxy()
-                        + " (expected: an address outside the deny list; it is in " + block + ")");
+                        + " (expected: an address outside the deny list; it is in " + block.get() + ")");
             }
         }
         if (!problems.isEmpty()) {

@@ -5,7 +5,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.AttributeKey;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.policy.DenyCode;
-import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -34,21 +33,21 @@ public final class ConnectionRecord {
     private final DecisionSink sink;
 
     private String kind = "unknown";
-    private String target;
-    private List<String> resolved = List.of();
-    private String dialed;
-    private String verdict;
+    private Optional<String> target = Optional.empty();
+    private List<InetAddress> resolved = List.of();
+    private Optional<InetSocketAddress> dialed = Optional.empty();
+    private Decision.Outcome verdict;
     private DenyCode code;
-    private OwnerEvidence owner;
+    private Optional<OwnerEvidence> owner = Optional.empty();
     private long bytesUp;
     private long bytesDown;
     private boolean connected;
     private boolean finished;
     private long generation;
-    private String end;
-    private Decision.Shadow shadow;
-    private Decision.Upstream upstream;
-    private String method;
+    private Optional<Decision.End> end = Optional.empty();
+    private Optional<Decision.Shadow> shadow = Optional.empty();
+    private Optional<Decision.Upstream> upstream = Optional.empty();
+    private Optional<String> method = Optional.empty();
 
     private ConnectionRecord(String spawn, long id, InstantSource clock, DecisionSink sink) {
         this.spawn = Objects.requireNonNull(spawn, "spawn");
@@ -104,32 +103,32 @@ public final class ConnectionRecord {
     }
 
     public void target(String value) {
-        target = value;
+        target = Optional.of(value);
     }
 
     /** The request's method on the proxy port; the person's line names it, the JSON line does not. */
     public void method(String value) {
-        method = value;
+        method = Optional.of(value);
     }
 
     public void resolved(List<InetAddress> addresses) {
-        resolved = addresses.stream().map(Target::text).toList();
+        resolved = List.copyOf(addresses);
     }
 
     public void owner(OwnerEvidence evidence) {
-        owner = evidence;
+        owner = Optional.of(evidence);
     }
 
     /** The relay decided to let it through; the line says allow once an address answered, else client-closed. */
     public void allowed() {
         if (verdict == null) {
-            verdict = Decision.ALLOW;
+            verdict = Decision.Outcome.ALLOW;
         }
     }
 
     /** The relay is about to dial {@code address}; the line names the last address dialed. */
     public void dialing(InetSocketAddress address) {
-        dialed = Target.text(address);
+        dialed = Optional.of(address);
     }
 
     /**
@@ -137,14 +136,12 @@ public final class ConnectionRecord {
      * {@code sent}; the line's {@code dialed} stays the checked address the proxy is told of.
      */
     public void upstream(InetSocketAddress proxy, String sent) {
-        upstream = new Decision.Upstream(Target.text(proxy), sent, null);
+        upstream = Optional.of(new Decision.Upstream(proxy, sent, Optional.empty()));
     }
 
     /** What the upstream proxy answered to the CONNECT. */
     public void upstreamStatus(int status) {
-        if (upstream != null) {
-            upstream = new Decision.Upstream(upstream.proxy(), upstream.sent(), status);
-        }
+        upstream = upstream.map(through -> new Decision.Upstream(through.proxy(), through.sent(), Optional.of(status)));
     }
 
     /** The last address dialed answered; the tunnel is up. */
@@ -154,15 +151,15 @@ public final class ConnectionRecord {
 
     /** Refused; the first refusal or failure stands. */
     public void deny(DenyCode reason) {
-        settle(Decision.DENY, reason);
+        settle(Decision.Outcome.DENY, reason);
     }
 
     /** Allowed but failed (upstream unreachable, a relay error). The first refusal or failure stands. */
     public void fail(DenyCode reason) {
-        settle(Decision.ERROR, reason);
+        settle(Decision.Outcome.ERROR, reason);
     }
 
-    private void settle(String outcome, DenyCode reason) {
+    private void settle(Decision.Outcome outcome, DenyCode reason) {
         Objects.requireNonNull(reason, "reason");
         if (code == null) {
             verdict = outcome;
@@ -175,35 +172,34 @@ public final class ConnectionRecord {
      * only when it differs. Empty: the shadow could not tell without a lookup of its own.
      */
     public void shadow(Verdict enforced, Optional<Verdict> answer) {
-        Decision.Shadow shown =
-                answer.map(ConnectionRecord::shadowOf).orElse(new Decision.Shadow(Decision.Shadow.UNKNOWN, null));
-        shadow = shown.equals(shadowOf(enforced)) ? null : shown;
+        Decision.Shadow shown = answer.map(ConnectionRecord::shadowOf)
+                .orElse(new Decision.Shadow(Decision.Shadow.UNKNOWN, Optional.empty()));
+        shadow = shown.equals(shadowOf(enforced)) ? Optional.empty() : Optional.of(shown);
     }
 
     private static Decision.Shadow shadowOf(Verdict verdict) {
         return switch (verdict) {
-            case Verdict.Allow allow -> new Decision.Shadow(Decision.ALLOW, null);
-            case Verdict.Deny deny ->
-                new Decision.Shadow(Decision.DENY, deny.code().code());
+            case Verdict.Allow allow -> new Decision.Shadow(Decision.Shadow.ALLOW, Optional.empty());
+            case Verdict.Deny deny -> new Decision.Shadow(Decision.Shadow.DENY, Optional.of(deny.code()));
         };
     }
 
     /** The upstream side failed (a reset) and the client was reset in turn; the first end stands. */
     public void upstreamReset() {
-        if (end == null) {
-            end = Decision.UPSTREAM_RESET;
+        if (end.isEmpty()) {
+            end = Optional.of(Decision.End.UPSTREAM_RESET);
         }
     }
 
     /** The client side failed (a reset) and the upstream was reset in turn; the first end stands. */
     public void clientReset() {
-        if (end == null) {
-            end = Decision.CLIENT_RESET;
+        if (end.isEmpty()) {
+            end = Optional.of(Decision.End.CLIENT_RESET);
         }
     }
 
-    /** How the tunnel ended when not in order, or null. */
-    public String end() {
+    /** How the tunnel ended when not in order; empty when it has not, or did in order. */
+    public Optional<Decision.End> end() {
         return end;
     }
 
@@ -215,9 +211,9 @@ public final class ConnectionRecord {
         bytesDown += bytes;
     }
 
-    /** The code that settled this connection, or null. */
-    public DenyCode code() {
-        return code;
+    /** The code that settled this connection; empty while none has. */
+    public Optional<DenyCode> code() {
+        return Optional.ofNullable(code);
     }
 
     /**
@@ -242,7 +238,7 @@ public final class ConnectionRecord {
         }
         Instant now = clock.instant();
         sink.accept(new Decision(
-                start.toString(),
+                start,
                 spawn,
                 id,
                 kind,
@@ -250,7 +246,7 @@ public final class ConnectionRecord {
                 resolved,
                 dialed,
                 verdict,
-                code == null ? null : code.code(),
+                Optional.ofNullable(code),
                 owner,
                 bytesUp,
                 bytesDown,

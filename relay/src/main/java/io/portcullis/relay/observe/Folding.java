@@ -39,7 +39,7 @@ final class Folding {
 
     /** Adds what {@code decision}, accepted at {@code millis}, puts in the log to {@code out}. */
     void add(Decision decision, long millis, List<Object> out) {
-        if (decision.verdict().equals(Decision.ALLOW)) {
+        if (decision.allowed()) {
             out.add(decision);
             return;
         }
@@ -57,7 +57,8 @@ final class Folding {
             return;
         }
         window.folded++;
-        window.codes.merge(decision.code(), 1L, Long::sum);
+        // A refusal always has its code (the record's invariant).
+        window.codes.merge(decision.code().orElseThrow().code(), 1L, Long::sum);
     }
 
     /** Adds the summaries of every second over at {@code millis}, and forgets those seconds. */

@@ -1,20 +1,51 @@
 package io.portcullis.relay.observe;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import io.portcullis.log.ControlEscapes;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Target;
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.function.Function;
 
 /**
  * The JSON text of a log line, with every control character inside a string escaped
  * ({@link ControlEscapes}), so one line is always one record (SPEC R17), whatever the client sent.
+ * An empty {@code Optional} is {@code null}; an address is its canonical text ({@link Target#text}),
+ * a deny code its wire name, an instant ISO-8601.
  */
 final class LogJson {
-    private static final ObjectWriter JSON = new ObjectMapper().writer().with(new ControlEscapes());
+    private static final ObjectWriter JSON = new ObjectMapper()
+            .registerModule(new Jdk8Module())
+            .registerModule(new SimpleModule("portcullis-line")
+                    .addSerializer(InetAddress.class, text(Target::text))
+                    .addSerializer(InetSocketAddress.class, text(Target::text))
+                    .addSerializer(DenyCode.class, text(DenyCode::code))
+                    .addSerializer(Instant.class, text(Instant::toString)))
+            .writer()
+            .with(new ControlEscapes());
 
     private LogJson() {}
+
+    private static <T> JsonSerializer<T> text(Function<T, String> shown) {
+        return new JsonSerializer<>() {
+            @Override
+            public void serialize(T value, JsonGenerator out, SerializerProvider provider) throws IOException {
+                out.writeString(shown.apply(value));
+            }
+        };
+    }
 
     static String text(Object line) {
         try {

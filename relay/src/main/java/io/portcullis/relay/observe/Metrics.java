@@ -1,5 +1,6 @@
 package io.portcullis.relay.observe;
 
+import io.portcullis.relay.policy.DenyCode;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
@@ -85,7 +86,11 @@ public final class Metrics {
     }
 
     void count(Decision record) {
-        String key = record.kind() + '\0' + record.verdict() + '\0' + (record.code() == null ? "" : record.code());
+        String key = record.kind()
+                + '\0'
+                + record.verdict()
+                + '\0'
+                + record.code().map(DenyCode::code).orElse("");
         LongAdder counter = connections.get(key);
         if (counter == null) {
             counter = connections.computeIfAbsent(key, k -> new LongAdder());
@@ -93,12 +98,12 @@ public final class Metrics {
         counter.increment();
         bytesUp.add(record.bytesUp());
         bytesDown.add(record.bytesDown());
-        if (record.shadow() != null) {
-            String shadow = record.shadow().verdict()
+        record.shadow().ifPresent(differs -> {
+            String shadow = differs.verdict()
                     + '\0'
-                    + (record.shadow().code() == null ? "" : record.shadow().code());
+                    + differs.code().map(DenyCode::code).orElse("");
             shadowDifferences.computeIfAbsent(shadow, k -> new LongAdder()).increment();
-        }
+        });
     }
 
     public Histogram decision() {

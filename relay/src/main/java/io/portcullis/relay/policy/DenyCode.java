@@ -1,6 +1,7 @@
 package io.portcullis.relay.policy;
 
 import io.portcullis.owner.OwnerCode;
+import java.util.Optional;
 
 /**
  * Why a connection was refused or failed (SPEC R17). The string is stable: logs, metrics, replies
@@ -101,14 +102,14 @@ public enum DenyCode {
         };
     }
 
-    /** The code with this string, or null. */
-    public static DenyCode of(String code) {
+    /** The code with this wire name; empty when no code has it. */
+    public static Optional<DenyCode> of(String code) {
         for (DenyCode value : values()) {
             if (value.code.equals(code)) {
-                return value;
+                return Optional.of(value);
             }
         }
-        return null;
+        return Optional.empty();
     }
 
     @Override

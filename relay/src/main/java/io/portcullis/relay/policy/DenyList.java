@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The operator's deny list (SPEC R2): blocks no target may reach, listed ones too.
@@ -46,11 +47,12 @@ public final class DenyList {
         return blocks;
     }
 
-    /** The first block holding {@code address}, or null. */
-    public Cidr match(InetAddress address) {
-        return match(Ip.of(address));
+    /** The first block holding {@code address}; empty when none does. */
+    public Optional<Cidr> match(InetAddress address) {
+        return Optional.ofNullable(match(Ip.of(address)));
     }
 
+    /** As {@link #match(InetAddress)}, null when none does: the rules' path, which allocates nothing. */
     Cidr match(Ip ip) {
         Cidr block = matchAsDialed(ip);
         Ip.Embedded embedded = ip.embedded();
@@ -62,14 +64,14 @@ public final class DenyList {
 
     /**
      * The first block holding {@code address} or the IPv4 address it carries in any form
-     * (mapped, compatible, NAT64, 6to4, Teredo), or null: the check a listed target gets (R14),
-     * for an address the relay dials that no target names, such as an upstream proxy's.
+     * (mapped, compatible, NAT64, 6to4, Teredo); empty when none does: the check a listed target
+     * gets (R14), for an address the relay dials that no target names, such as an upstream proxy's.
      */
-    public Cidr matchAnyForm(InetAddress address) {
+    public Optional<Cidr> matchAnyForm(InetAddress address) {
         Ip ip = Ip.of(address);
         Cidr block = matchAsDialed(ip);
         Ip.Embedded embedded = ip.embedded();
-        return block == null && embedded != null ? matchAsDialed(embedded.address()) : block;
+        return Optional.ofNullable(block == null && embedded != null ? matchAsDialed(embedded.address()) : block);
     }
 
     /** The first block holding {@code ip} itself, not the IPv4 address it may carry, or null. */

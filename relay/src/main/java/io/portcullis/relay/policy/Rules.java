@@ -107,7 +107,7 @@ public final class Rules {
         if (ownNames.contains(target.host())) {
             return deny(DenyCode.OWN_ADDRESS, target.host() + " is one of this host's own names");
         }
-        return new Step.Resolve(target, null, literal(target), FirstBytes.clientHelloFor(target));
+        return new Step.Resolve(target, Optional.empty(), literal(target), FirstBytes.clientHelloFor(target));
     }
 
     private Step listed(SpawnPolicy.Entry entry) {
@@ -116,7 +116,7 @@ public final class Rules {
         if (refusal != null) {
             return new Step.Decided(refusal);
         }
-        return new Step.Resolve(target, entry, literal(target));
+        return new Step.Resolve(target, Optional.of(entry), literal(target));
     }
 
     /**
@@ -148,7 +148,7 @@ public final class Rules {
      * this host's own addresses are then not all known; listed entries are unaffected.
      */
     public Optional<Verdict.Deny> unresolvedOwnNames(Step.Resolve plan, OwnAddresses own) {
-        if (plan.entry() != null || own.unresolvedNames().isEmpty()) {
+        if (plan.entry().isPresent() || own.unresolvedNames().isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(new Verdict.Deny(
@@ -185,7 +185,7 @@ public final class Rules {
         List<OwnerQuery> queries = new ArrayList<>();
         for (InetAddress address : addresses) {
             Ip ip = Ip.of(address);
-            Verdict.Deny refusal = plan.entry() == null ? internet(ip, own) : listed(ip);
+            Verdict.Deny refusal = plan.entry().isEmpty() ? internet(ip, own) : listed(ip);
             if (refusal != null) {
                 return new Step.Decided(new Verdict.Deny(refusal.code(), target + ": " + refusal.detail(), addresses));
             }
@@ -198,9 +198,9 @@ public final class Rules {
         for (InetAddress address : addresses) {
             dial.add(new InetSocketAddress(dialed(address), target.port()));
         }
-        String why = plan.entry() == null
-                ? INTERNET_SHAPE
-                : "listed " + plan.entry().scheme().json() + " entry";
+        String why = plan.entry()
+                .map(entry -> "listed " + entry.scheme().json() + " entry")
+                .orElse(INTERNET_SHAPE);
         Verdict.Allow allow =
                 new Verdict.Allow(dial, addresses, why).withFirst(plan.first()).withTarget(target);
         return queries.isEmpty() ? new Step.Decided(allow) : new Step.AskOwner(queries, allow);
@@ -215,9 +215,8 @@ public final class Rules {
      */
     private static OwnerQuery ownerQuery(
             SpawnPolicy spawn, Step.Resolve plan, InetAddress address, boolean hostOwn, DockerNetworks docker) {
-        OwnerQuery.Source source =
-                plan.entry() == null ? OwnerQuery.Source.DEFAULT : plan.entry().source();
-        if (plan.entry() != null && hostOwn) {
+        OwnerQuery.Source source = plan.entry().map(SpawnPolicy.Entry::source).orElse(OwnerQuery.Source.DEFAULT);
+        if (plan.entry().isPresent() && hostOwn) {
             return new OwnerQuery(spawn.id(), source, address, plan.target().port(), true);
         }
         if (!hostOwn && docker.contains(address)) {

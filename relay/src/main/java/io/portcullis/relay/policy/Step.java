@@ -4,6 +4,7 @@ import io.portcullis.owner.OwnerQuery;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /** Where a decision stands between the pure rules and the world (DNS, the owner check). */
 public sealed interface Step permits Step.Decided, Step.Resolve, Step.AskOwner {
@@ -18,20 +19,21 @@ public sealed interface Step permits Step.Decided, Step.Resolve, Step.AskOwner {
     /**
      * The target may be allowed, depending on its addresses.
      *
-     * @param entry the listed entry, or null for the internet shape
+     * @param entry the listed entry; empty for the internet shape
      * @param literal the addresses to judge without DNS (a literal or {@code localhost}); empty
      *     when the name must be resolved
      */
-    record Resolve(Target target, SpawnPolicy.Entry entry, List<InetAddress> literal, FirstBytes first)
+    record Resolve(Target target, Optional<SpawnPolicy.Entry> entry, List<InetAddress> literal, FirstBytes first)
             implements Step {
         public Resolve {
             Objects.requireNonNull(target, "target");
+            Objects.requireNonNull(entry, "entry");
             literal = List.copyOf(literal);
             Objects.requireNonNull(first, "first");
         }
 
         /** A plan whose tunnel may carry any bytes first. */
-        public Resolve(Target target, SpawnPolicy.Entry entry, List<InetAddress> literal) {
+        public Resolve(Target target, Optional<SpawnPolicy.Entry> entry, List<InetAddress> literal) {
             this(target, entry, literal, FirstBytes.ANY);
         }
 

@@ -424,11 +424,11 @@ public final class UpstreamProxy {
     private ProxyAddresses judge(List<InetAddress> addresses, Verdict.Allow allow) {
         List<InetSocketAddress> judged = new ArrayList<>(addresses.size());
         for (InetAddress address : addresses) {
-            Cidr block = denyList.matchAnyForm(address);
-            if (block != null) {
+            Optional<Cidr> block = denyList.matchAnyForm(address);
+            if (block.isPresent()) {
                 return new Unusable(
                         DenyCode.UPSTREAM_FAILED,
-                        "the upstream proxy's address " + Target.text(address) + " is in the deny list (" + block
+                        "the upstream proxy's address " + Target.text(address) + " is in the deny list (" + block.get()
                                 + ")");
             }
             for (InetSocketAddress target : allow.dial()) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.portcullis.relay.testing.Decisions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -51,21 +52,11 @@ class FullDiskTest {
     }
 
     private static Decision decision(long id) {
-        return new Decision(
-                "2026-11-29T08:00:00Z",
-                "studio",
-                id,
-                "proxy",
-                TARGET,
-                List.of(),
-                null,
-                "allow",
-                null,
-                null,
-                0,
-                0,
-                0,
-                1);
+        return Decisions.decision()
+                .connection(id)
+                .target(TARGET)
+                .durationMillis(0)
+                .build();
     }
 
     @Test

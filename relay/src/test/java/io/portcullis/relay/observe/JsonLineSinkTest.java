@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.portcullis.relay.testing.Decisions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,39 +32,25 @@ class JsonLineSinkTest {
     }
 
     private static Decision decision(long id, String target) {
-        return new Decision(
-                "2026-11-29T08:00:00Z",
-                "studio",
-                id,
-                "proxy",
-                target,
-                List.of("192.168.1.5"),
-                "192.168.1.5:8443",
-                "allow",
-                null,
-                null,
-                10,
-                20,
-                5,
-                3);
+        return Decisions.decision()
+                .connection(id)
+                .target(target)
+                .resolved("192.168.1.5")
+                .dialed("192.168.1.5", 8443)
+                .bytes(10, 20)
+                .durationMillis(5)
+                .generation(3)
+                .build();
     }
 
     private static Decision refusal(String spawn, long id, String code) {
-        return new Decision(
-                "2026-11-29T08:00:00Z",
-                spawn,
-                id,
-                "proxy",
-                "x.example:80",
-                List.of(),
-                null,
-                "deny",
-                code,
-                null,
-                0,
-                0,
-                0,
-                1);
+        return Decisions.decision()
+                .spawn(spawn)
+                .connection(id)
+                .target("x.example:80")
+                .verdict("deny", code)
+                .durationMillis(0)
+                .build();
     }
 
     @Test
@@ -268,6 +255,6 @@ class JsonLineSinkTest {
     void aVerdictAndCodeThatDisagreeAreRefused(String verdict, String code) {
         assertThrows(
                 IllegalArgumentException.class,
-                () -> new Decision("t", "s", 1, "proxy", null, List.of(), null, verdict, code, null, 0, 0, 0, 1));
+                () -> Decisions.decision().verdict(verdict, code).build());
     }
 }

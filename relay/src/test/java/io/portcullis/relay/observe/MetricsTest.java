@@ -3,7 +3,7 @@ package io.portcullis.relay.observe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
+import io.portcullis.relay.testing.Decisions;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,8 +23,12 @@ class MetricsTest {
     };
 
     private static Decision decision(String kind, String verdict, String code, long up, long down) {
-        return new Decision(
-                "2026-11-29T08:00:00Z", "studio", 1, kind, null, List.of(), null, verdict, code, null, up, down, 1, 3);
+        return Decisions.decision()
+                .kind(kind)
+                .verdict(verdict, code)
+                .bytes(up, down)
+                .generation(3)
+                .build();
     }
 
     @ParameterizedTest(name = "{0} ns -> le {1}")

@@ -43,7 +43,9 @@ class CidrTest {
     void contains(String cidr, String address, boolean expected) {
         assertEquals(
                 expected,
-                new DenyList(java.util.List.of(Cidr.parse(cidr))).match(GlobalUnicastTest.literal(address)) != null);
+                new DenyList(java.util.List.of(Cidr.parse(cidr)))
+                        .match(GlobalUnicastTest.literal(address))
+                        .isPresent());
     }
 
     @ParameterizedTest(name = "{0} is refused")

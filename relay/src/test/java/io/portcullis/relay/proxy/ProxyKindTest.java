@@ -13,6 +13,7 @@ import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.transport.Transport;
 import io.portcullis.relay.tunnel.Dialer;
 import io.portcullis.relay.tunnel.Tunnels;
@@ -95,9 +96,10 @@ class ProxyKindTest {
         assertReply(reply, status, header);
         assertTrue(judged.isEmpty());
         assertFalse(channel.isOpen());
-        assertEquals("deny", decisions.getFirst().verdict());
+        assertEquals("deny", Line.of(decisions.getFirst()).verdict());
         assertEquals(
-                header.substring(header.indexOf(' ') + 1), decisions.getFirst().code());
+                header.substring(header.indexOf(' ') + 1),
+                Line.of(decisions.getFirst()).code());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -139,9 +141,9 @@ class ProxyKindTest {
         assertTrue(reply.endsWith("\r\n\r\n" + code.code() + ": " + code.sentence() + "\n"), reply);
         assertFalse(channel.isOpen());
         Decision decision = decisions.getFirst();
-        assertEquals("Nas.Lan:8443", decision.target());
-        assertEquals(code.code(), decision.code());
-        assertEquals("deny", decision.verdict());
+        assertEquals("Nas.Lan:8443", Line.of(decision).target());
+        assertEquals(code.code(), Line.of(decision).code());
+        assertEquals("deny", Line.of(decision).verdict());
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -162,7 +164,7 @@ class ProxyKindTest {
 
         assertEquals(List.of(judgement), judged);
         assertReply(reply, "403 Forbidden", "Portcullis-Deny: not-listed");
-        assertEquals(judgement.substring(5), decisions.getFirst().target());
+        assertEquals(judgement.substring(5), Line.of(decisions.getFirst()).target());
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -208,7 +210,7 @@ class ProxyKindTest {
         assertTrue(judged.isEmpty(), judged.toString());
         assertTrue(reply.contains("\r\nPortcullis-Deny: " + code + "\r\n"), reply);
         assertFalse(channel.isOpen());
-        assertEquals(code, decisions.getFirst().code());
+        assertEquals(code, Line.of(decisions.getFirst()).code());
     }
 
     @Test
@@ -260,7 +262,7 @@ class ProxyKindTest {
 
         assertReply(drain(channel), "408 Request Timeout", "Portcullis-Deny: header-timeout");
         assertFalse(channel.isOpen());
-        assertEquals("header-timeout", decisions.getFirst().code());
+        assertEquals("header-timeout", Line.of(decisions.getFirst()).code());
     }
 
     private static void assertReply(String reply, String status, String header) {

@@ -22,6 +22,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.observe.DecisionSink;
+import io.portcullis.relay.testing.Line;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -118,7 +119,7 @@ class SpliceTest {
                 IOException end = assertThrows(IOException.class, () -> readToEnd(client), "an orderly end");
                 assertTrue(String.valueOf(end.getMessage()).contains("Connection reset"), end.toString());
                 assertEquals(
-                        Decision.UPSTREAM_RESET, line.get(5, TimeUnit.SECONDS).end());
+                        "upstream-reset", Line.of(line.get(5, TimeUnit.SECONDS)).end());
             } finally {
                 front.close().sync();
             }
@@ -142,7 +143,7 @@ class SpliceTest {
                 IOException end = assertThrows(IOException.class, () -> readToEnd(served), "an orderly end");
                 assertTrue(String.valueOf(end.getMessage()).contains("Connection reset"), end.toString());
                 assertEquals(
-                        Decision.CLIENT_RESET, line.get(5, TimeUnit.SECONDS).end());
+                        "client-reset", Line.of(line.get(5, TimeUnit.SECONDS)).end());
             } finally {
                 front.close().sync();
             }
@@ -164,7 +165,7 @@ class SpliceTest {
 
                 assertEquals(64 * 1024, readToEnd(client));
                 client.close();
-                assertNull(line.get(5, TimeUnit.SECONDS).end());
+                assertNull(Line.of(line.get(5, TimeUnit.SECONDS)).end());
             } finally {
                 client.close();
                 front.close().sync();

@@ -13,6 +13,7 @@ import io.portcullis.it.world.Run;
 import io.portcullis.it.world.Spawn;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.world.BulkPattern;
 import io.portcullis.world.DnsAnswer;
 import java.nio.file.Files;
@@ -96,10 +97,10 @@ class DataPathEndToEndTest {
             assertTrue(run.out().contains("\"local\":\"192.168.77.10:8443\""), run.out());
             assertTrue(run.out().contains("\"tls\":true"), run.out());
             Decision decision = spawn.next();
-            assertEquals("allow", decision.verdict());
-            assertEquals("nas.lan:8443", decision.target());
-            assertEquals(List.of("192.168.77.10"), decision.resolved());
-            assertEquals("192.168.77.10:8443", decision.dialed());
+            assertEquals("allow", Line.of(decision).verdict());
+            assertEquals("nas.lan:8443", Line.of(decision).target());
+            assertEquals(List.of("192.168.77.10"), Line.of(decision).resolved());
+            assertEquals("192.168.77.10:8443", Line.of(decision).dialed());
             assertTrue(decision.bytesUp() > 0 && decision.bytesDown() > 0, decision.toString());
         }
     }
@@ -146,7 +147,7 @@ class DataPathEndToEndTest {
             }
             decisions = new HashMap<>();
             for (Decision decision : spawn.all(500)) {
-                decisions.put(decision.target(), decision);
+                decisions.put(Line.of(decision).target(), decision);
             }
         }
     }
@@ -159,10 +160,12 @@ class DataPathEndToEndTest {
 
         assertEquals(status, statuses.get(target), "CONNECT status of " + target + " in " + statuses);
         Decision decision = decisions.get(target);
-        assertEquals(code, decision.code(), decision.toString());
-        assertEquals(dialed, decision.dialed(), decision.toString());
+        assertEquals(code, Line.of(decision).code(), decision.toString());
+        assertEquals(dialed, Line.of(decision).dialed(), decision.toString());
         if (dialed != null) {
-            assertTrue(decision.resolved().contains(dialed.substring(0, dialed.lastIndexOf(':'))), decision.toString());
+            assertTrue(
+                    Line.of(decision).resolved().contains(dialed.substring(0, dialed.lastIndexOf(':'))),
+                    decision.toString());
         }
     }
 
@@ -175,13 +178,13 @@ class DataPathEndToEndTest {
 
             assertTrue(run.out().contains("\"local\":\"93.184.77.11:443\""), run.toString());
             Decision flip = spawn.next();
-            assertEquals("allow", flip.verdict(), flip.toString());
-            assertEquals(List.of("93.184.77.11"), flip.resolved());
-            assertEquals("93.184.77.11:443", flip.dialed());
+            assertEquals("allow", Line.of(flip).verdict(), flip.toString());
+            assertEquals(List.of("93.184.77.11"), Line.of(flip).resolved());
+            assertEquals("93.184.77.11:443", Line.of(flip).dialed());
             assertEquals(1, world.zone().queries("flip.test", DnsRecordType.A));
             Decision flop = spawn.next();
-            assertEquals("not-global-unicast", flop.code(), flop.toString());
-            assertNull(flop.dialed());
+            assertEquals("not-global-unicast", Line.of(flop).code(), flop.toString());
+            assertNull(Line.of(flop).dialed());
             assertEquals(1, world.zone().queries("flop.test", DnsRecordType.A));
         }
     }
@@ -200,13 +203,14 @@ class DataPathEndToEndTest {
 
             assertEquals(List.of("200 200", "504 000"), run.out().lines().toList(), run.toString());
             Decision slow = spawn.next();
-            assertEquals("allow", slow.verdict(), slow.toString());
-            assertEquals(List.of("192.168.77.99", "192.168.77.10"), slow.resolved());
-            assertEquals("192.168.77.10:8080", slow.dialed());
+            assertEquals("allow", Line.of(slow).verdict(), slow.toString());
+            assertEquals(
+                    List.of("192.168.77.99", "192.168.77.10"), Line.of(slow).resolved());
+            assertEquals("192.168.77.10:8080", Line.of(slow).dialed());
             Decision dead = spawn.next();
-            assertEquals("error", dead.verdict(), dead.toString());
-            assertEquals("connect-timeout", dead.code());
-            assertEquals("192.168.77.99:8080", dead.dialed());
+            assertEquals("error", Line.of(dead).verdict(), dead.toString());
+            assertEquals("connect-timeout", Line.of(dead).code());
+            assertEquals("192.168.77.99:8080", Line.of(dead).dialed());
         }
     }
 
@@ -270,14 +274,14 @@ class DataPathEndToEndTest {
                     "plain 200 b''\nother 200 closed\nfake 200 b''\nsame 200 handshake\n", run.out(), run.toString());
             for (String code : List.of("not-tls", "sni-mismatch", "not-tls")) {
                 Decision decision = spawn.next();
-                assertEquals("deny", decision.verdict(), decision.toString());
-                assertEquals(code, decision.code(), decision.toString());
-                assertEquals("93.184.77.10:443", decision.dialed());
+                assertEquals("deny", Line.of(decision).verdict(), decision.toString());
+                assertEquals(code, Line.of(decision).code(), decision.toString());
+                assertEquals("93.184.77.10:443", Line.of(decision).dialed());
                 assertEquals(0, decision.bytesUp(), "bytes reached the origin: " + decision);
                 assertEquals(0, decision.bytesDown(), decision.toString());
             }
             Decision passed = spawn.next();
-            assertEquals("allow", passed.verdict(), passed.toString());
+            assertEquals("allow", Line.of(passed).verdict(), passed.toString());
             assertTrue(passed.bytesUp() > 0 && passed.bytesDown() > 0, passed.toString());
         }
     }
@@ -298,11 +302,12 @@ class DataPathEndToEndTest {
 
             assertEquals("200 200\n200 200\n", run.out(), run.toString());
             Decision unlisted = spawn.next();
-            assertEquals("allow", unlisted.verdict(), unlisted.toString());
-            assertEquals(new Decision.Shadow("deny", "not-listed"), unlisted.shadow());
+            assertEquals("allow", Line.of(unlisted).verdict(), unlisted.toString());
+            assertEquals(
+                    new Line.Shadow("deny", "not-listed"), Line.of(unlisted).shadow());
             Decision listed = spawn.next();
-            assertEquals("allow", listed.verdict(), listed.toString());
-            assertNull(listed.shadow(), listed.toString());
+            assertEquals("allow", Line.of(listed).verdict(), listed.toString());
+            assertNull(Line.of(listed).shadow(), listed.toString());
             assertTrue(
                     spawn.metricsText()
                             .contains(
@@ -318,7 +323,7 @@ class DataPathEndToEndTest {
 
             assertEquals("half-closed", run.out(), run.toString());
             Decision decision = spawn.next();
-            assertEquals("allow", decision.verdict());
+            assertEquals("allow", Line.of(decision).verdict());
             assertEquals(11, decision.bytesUp());
             assertEquals(11, decision.bytesDown());
         }
@@ -354,9 +359,9 @@ class DataPathEndToEndTest {
 
             assertEquals("HTTP/1.1 408 Request Timeout\r\nx", run.out(), run.toString());
             Decision slow = spawn.next();
-            assertEquals("header-timeout", slow.code());
+            assertEquals("header-timeout", Line.of(slow).code());
             Decision idle = spawn.next();
-            assertEquals("allow", idle.verdict());
+            assertEquals("allow", Line.of(idle).verdict());
             assertTrue(idle.durationMillis() >= 800 && idle.durationMillis() < 3000, idle.toString());
         }
     }
@@ -374,7 +379,7 @@ class DataPathEndToEndTest {
 
             assertEquals("done\n", run.out(), run.toString());
             Decision idle = spawn.next();
-            assertEquals("allow", idle.verdict());
+            assertEquals("allow", Line.of(idle).verdict());
             assertTrue(idle.durationMillis() >= 800 && idle.durationMillis() < 5000, idle.toString());
             assertTrue(idle.bytesDown() < 100_000_000, idle.toString());
         }
@@ -389,7 +394,7 @@ class DataPathEndToEndTest {
             assertEquals("503 000", run.out().strip(), run.toString());
             List<String> codes = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                codes.add(String.valueOf(spawn.next().code()));
+                codes.add(String.valueOf(Line.of(spawn.next()).code()));
             }
             assertEquals(List.of("limit-spawn", "null", "null"), codes);
         }
@@ -403,8 +408,8 @@ class DataPathEndToEndTest {
             assertTrue(run.out().strip().endsWith("curl 52"), run.toString());
             Decision decision = spawn.next();
             assertEquals("forward", decision.kind());
-            assertEquals("owner-none", decision.code());
-            assertNull(decision.dialed());
+            assertEquals("owner-none", Line.of(decision).code());
+            assertNull(Line.of(decision).dialed());
         }
     }
 
@@ -438,10 +443,10 @@ class DataPathEndToEndTest {
                             && asRoot.err().contains("started nothing"),
                     asRoot.toString());
             assertEquals("200 200", asPeer.out().strip().replaceAll("(?s).*\\n", ""), asPeer.toString());
-            assertEquals("peer-uid", spawn.next().code());
+            assertEquals("peer-uid", Line.of(spawn.next()).code());
             Decision peer = spawn.next();
-            assertEquals("allow", peer.verdict());
-            assertEquals("192.168.77.10:8080", peer.dialed());
+            assertEquals("allow", Line.of(peer).verdict());
+            assertEquals("192.168.77.10:8080", Line.of(peer).dialed());
         } finally {
             Files.deleteIfExists(parent);
         }

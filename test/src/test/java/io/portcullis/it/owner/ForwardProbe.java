@@ -3,6 +3,7 @@ package io.portcullis.it.owner;
 import io.portcullis.it.world.Run;
 import io.portcullis.it.world.Spawn;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.testing.Line;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -53,7 +54,7 @@ final class ForwardProbe {
         Map<String, Decision> byName = new HashMap<>();
         while (byName.size() < ports.size()) {
             Decision decision = spawn.next();
-            String name = names.get(decision.target());
+            String name = names.get(Line.of(decision).target());
             if (name != null) {
                 byName.put(name, decision);
             }

@@ -15,6 +15,7 @@ import io.portcullis.owner.docker.ContainerInfo;
 import io.portcullis.owner.testing.DockerWorld;
 import io.portcullis.owner.testing.PythonListener;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.testing.Line;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -174,12 +175,17 @@ class OwnerEndToEndTest {
         Decision decision = decisions.get(name);
         assertNotNull(decision, "no decision line for " + name + ": " + decisions.keySet());
         assertEquals("forward", decision.kind());
-        assertEquals(expected, decision.code() == null ? decision.verdict() : decision.code(), decision.toString());
+        assertEquals(
+                expected,
+                Line.of(decision).code() == null
+                        ? Line.of(decision).verdict()
+                        : Line.of(decision).code(),
+                decision.toString());
         if (expected.equals("allow")) {
-            assertEquals("127.0.0.1:" + PORTS.get(name), decision.dialed());
+            assertEquals("127.0.0.1:" + PORTS.get(name), Line.of(decision).dialed());
         } else {
-            assertEquals("deny", decision.verdict());
-            assertNull(decision.dialed(), decision.toString());
+            assertEquals("deny", Line.of(decision).verdict());
+            assertNull(Line.of(decision).dialed(), decision.toString());
         }
     }
 
@@ -195,19 +201,20 @@ class OwnerEndToEndTest {
 
     @Test
     void theDecisionLineCarriesTheOwnerEvidence() {
-        OwnerEvidence own = decisions.get("own-service").owner();
+        OwnerEvidence own = Line.of(decisions.get("own-service")).owner();
         assertEquals(GATEWAY_UID, own.listeners().getFirst().uid(), own.toString());
         assertEquals(PIDS.get("own-service"), own.processes().getFirst().pid(), own.toString());
 
-        OwnerEvidence gateway = decisions.get("gateway-signature").owner();
+        OwnerEvidence gateway = Line.of(decisions.get("gateway-signature")).owner();
         assertTrue(gateway.processes().getFirst().argv().contains(SIGNATURE), gateway.toString());
 
-        OwnerEvidence other = decisions.get("other-addon-container").owner();
+        OwnerEvidence other = Line.of(decisions.get("other-addon-container")).owner();
         assertEquals(
                 CONTAINERS.get("other-addon-container").id(), other.container().id(), other.toString());
         assertEquals("notes", other.container().labels().get(ContainerInfo.PROJECT));
 
-        assertEquals(List.of(), decisions.get("nothing-listening").owner().listeners());
+        assertEquals(
+                List.of(), Line.of(decisions.get("nothing-listening")).owner().listeners());
     }
 
     @Test
@@ -220,7 +227,7 @@ class OwnerEndToEndTest {
             Map<String, Integer> ports = Map.of("root", root.port());
             ForwardProbe.connectEach(spawn, ports, Set.of());
             Decision decision = ForwardProbe.decisionsByForward(spawn, ports).get("root");
-            assertEquals("owner-docker-down", decision.code(), decision.toString());
+            assertEquals("owner-docker-down", Line.of(decision).code(), decision.toString());
         }
     }
 

@@ -11,6 +11,7 @@ import io.portcullis.it.world.Run;
 import io.portcullis.it.world.Spawn;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.world.DnsAnswer;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,8 +50,8 @@ class UpstreamAnswersTest {
             Outcome outcome = connect(proxy, "127.0.0.1:" + proxy.port(), "", "origin.test");
             assertEquals(ESTABLISHED + "BANNER\nping\n", outcome.answer(), outcome.toString());
             assertEquals(List.of("CONNECT 93.184.77.10:7 HTTP/1.1\r\nHost: 93.184.77.10:7"), proxy.heads());
-            assertEquals("allow", outcome.line().verdict(), outcome.toString());
-            assertEquals(200, outcome.line().upstream().status());
+            assertEquals("allow", Line.of(outcome.line()).verdict(), outcome.toString());
+            assertEquals(200, Line.of(outcome.line()).upstream().status());
             assertEquals(12, outcome.line().bytesDown(), "the banner and the echo");
         }
     }
@@ -67,7 +68,7 @@ class UpstreamAnswersTest {
                             "CONNECT 93.184.77.10:7 HTTP/1.1\r\nHost: 93.184.77.10:7",
                             "CONNECT 93.184.77.11:7 HTTP/1.1\r\nHost: 93.184.77.11:7"),
                     proxy.heads());
-            assertEquals("93.184.77.11:7", outcome.line().dialed());
+            assertEquals("93.184.77.11:7", Line.of(outcome.line()).dialed());
         }
     }
 
@@ -80,7 +81,7 @@ class UpstreamAnswersTest {
             assertTrue(outcome.answer().contains("Portcullis-Error: upstream-refused\r\n"), outcome.toString());
             assertTrue(outcome.answer().contains("(the upstream proxy answered 403)"), outcome.toString());
             assertEquals(1, proxy.heads().size(), "a refusal is not tried on the next address");
-            assertEquals("upstream-refused", outcome.line().code());
+            assertEquals("upstream-refused", Line.of(outcome.line()).code());
         }
     }
 
@@ -104,7 +105,7 @@ class UpstreamAnswersTest {
                         answer.bytes().substring(0, Math.min(20, answer.bytes().length()));
                 assertTrue(outcome.answer().startsWith("HTTP/1.1 502 Bad Gateway\r\n"), shown + ": " + outcome);
                 assertTrue(outcome.answer().contains("Portcullis-Error: upstream-failed\r\n"), shown + ": " + outcome);
-                assertEquals("upstream-failed", outcome.line().code(), shown);
+                assertEquals("upstream-failed", Line.of(outcome.line()).code(), shown);
             }
         }
     }
@@ -118,7 +119,9 @@ class UpstreamAnswersTest {
             for (String name : List.of("metadata-proxy.test", "nat64-proxy.test")) {
                 Outcome metadata = connect(proxy, name + ":" + proxy.port(), "", "origin.test");
                 assertTrue(metadata.answer().contains("Portcullis-Error: upstream-failed\r\n"), metadata.toString());
-                assertNull(metadata.line().upstream(), name + ": the proxy's deny-listed address was never dialed");
+                assertNull(
+                        Line.of(metadata.line()).upstream(),
+                        name + ": the proxy's deny-listed address was never dialed");
             }
             assertEquals(1, proxy.heads().size(), proxy.heads().toString());
         }
@@ -131,8 +134,8 @@ class UpstreamAnswersTest {
                     connect(proxy, "127.0.0.1:" + proxy.port(), ", \"bypass\": [\"origin.test\"]", "origin.test");
             assertEquals(ESTABLISHED + "ping\n", outcome.answer(), outcome.toString());
             assertEquals(List.of(), proxy.heads());
-            assertNull(outcome.line().upstream());
-            assertEquals("93.184.77.10:7", outcome.line().dialed());
+            assertNull(Line.of(outcome.line()).upstream());
+            assertEquals("93.184.77.10:7", Line.of(outcome.line()).dialed());
         }
     }
 

@@ -13,6 +13,7 @@ import io.portcullis.it.world.TestWorld;
 import io.portcullis.it.world.Tinyproxy;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.testing.Line;
 import io.portcullis.world.DnsAnswer;
 import io.portcullis.world.ZoneDnsServer;
 import java.net.InetAddress;
@@ -86,23 +87,23 @@ class UpstreamEndToEndTest {
 
             Map<String, Decision> lines = byTarget(spawn.all(500));
             Decision tls = lines.get("origin.test:443");
-            assertEquals("allow", tls.verdict(), lines.toString());
-            assertEquals("93.184.77.10:443", tls.dialed());
+            assertEquals("allow", Line.of(tls).verdict(), lines.toString());
+            assertEquals("93.184.77.10:443", Line.of(tls).dialed());
             assertEquals(
-                    new Decision.Upstream("127.0.0.1:" + proxy.port(), "CONNECT 93.184.77.10:443", 200),
-                    tls.upstream());
+                    new Line.Upstream("127.0.0.1:" + proxy.port(), "CONNECT 93.184.77.10:443", 200),
+                    Line.of(tls).upstream());
             Decision plain = lines.get("nas.lan:80");
-            assertEquals("allow", plain.verdict(), lines.toString());
+            assertEquals("allow", Line.of(plain).verdict(), lines.toString());
             assertEquals(
-                    new Decision.Upstream("127.0.0.1:" + proxy.port(), "http://192.168.77.10:80", null),
-                    plain.upstream());
+                    new Line.Upstream("127.0.0.1:" + proxy.port(), "http://192.168.77.10:80", null),
+                    Line.of(plain).upstream());
             Decision refused = lines.get("nas.lan:443");
-            assertEquals("not-global-unicast", refused.code(), lines.toString());
-            assertNull(refused.upstream());
+            assertEquals("not-global-unicast", Line.of(refused).code(), lines.toString());
+            assertNull(Line.of(refused).upstream());
             Decision upstreamRefused = lines.get("origin.test:7");
-            assertEquals("error", upstreamRefused.verdict(), lines.toString());
-            assertEquals("upstream-refused", upstreamRefused.code());
-            assertEquals(403, upstreamRefused.upstream().status());
+            assertEquals("error", Line.of(upstreamRefused).verdict(), lines.toString());
+            assertEquals("upstream-refused", Line.of(upstreamRefused).code());
+            assertEquals(403, Line.of(upstreamRefused).upstream().status());
         }
     }
 
@@ -123,9 +124,9 @@ class UpstreamEndToEndTest {
             assertTrue(named.out().contains("\"local\":\"93.184.77.10:443\""), named.toString());
             assertEquals(List.of("CONNECT origin.test:443 HTTP/1.1"), proxy.requests(), proxy.log());
             Decision line = spawn.next();
-            assertEquals("allow", line.verdict(), line.toString());
-            assertNull(line.dialed(), "with sendNames the relay does not know what the proxy dialed");
-            assertEquals("CONNECT origin.test:443", line.upstream().sent());
+            assertEquals("allow", Line.of(line).verdict(), line.toString());
+            assertNull(Line.of(line).dialed(), "with sendNames the relay does not know what the proxy dialed");
+            assertEquals("CONNECT origin.test:443", Line.of(line).upstream().sent());
 
             // The same proxy without the credentials: tinyproxy answers 407.
             spawn.relay().reload(HostConfigJson.parse("host.json", host(proxy, "")));
@@ -137,8 +138,8 @@ class UpstreamEndToEndTest {
             }
             assertEquals("502", unauthorised.out(), unauthorised.toString());
             Decision refused = spawn.next();
-            assertEquals("upstream-refused", refused.code(), refused.toString());
-            assertEquals(407, refused.upstream().status());
+            assertEquals("upstream-refused", Line.of(refused).code(), refused.toString());
+            assertEquals(407, Line.of(refused).upstream().status());
 
             // No upstream: dialed directly, and tinyproxy hears nothing more.
             int before = proxy.requests().size();
@@ -152,8 +153,8 @@ class UpstreamEndToEndTest {
             }
             assertTrue(direct.out().contains("\"local\":\"93.184.77.10:443\""), direct.toString());
             Decision directLine = spawn.next();
-            assertNull(directLine.upstream(), directLine.toString());
-            assertEquals("93.184.77.10:443", directLine.dialed());
+            assertNull(Line.of(directLine).upstream(), directLine.toString());
+            assertEquals("93.184.77.10:443", Line.of(directLine).dialed());
             assertEquals(before, proxy.requests().size(), proxy.log());
         } finally {
             dns53.close();
@@ -218,6 +219,6 @@ class UpstreamEndToEndTest {
     }
 
     private static Map<String, Decision> byTarget(List<Decision> decisions) {
-        return decisions.stream().collect(Collectors.toMap(Decision::target, Function.identity(), (a, b) -> a));
+        return decisions.stream().collect(Collectors.toMap(d -> Line.of(d).target(), Function.identity(), (a, b) -> a));
     }
 }
