@@ -69,15 +69,37 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         }
     }
 
-    private record Registration(IoRegistration epoll) implements IoRegistration {
+    /**
+     * Also skips a submit of the interest already in place: netty 4.2.18 submits a connected
+     * channel's interest once more as it was (an epoll_ctl per outbound connection for nothing).
+     * The kernel's interest is always the last one submitted, since none is ever dropped (see above).
+     */
+    private static final class Registration implements IoRegistration {
+        private final IoRegistration epoll;
+        private IoOps submitted;
+
+        Registration(IoRegistration epoll) {
+            this.epoll = epoll;
+        }
+
         @Override
         public <T> T attachment() {
             return epoll.attachment();
         }
 
         @Override
-        public long submit(IoOps ops) {
-            return epoll.submit(EpollIoOps.NONE.equals(ops) ? EpollIoOps.EPOLLET : ops);
+        public synchronized long submit(IoOps ops) {
+            EpollIoOps kept = EpollIoOps.NONE.equals(ops) ? EpollIoOps.EPOLLET : (EpollIoOps) ops;
+            if (kept.equals(submitted)) {
+                return kept.value();
+            }
+            if (!epoll.isValid()) {
+                return -1;
+            }
+            // Not by the sign of the result: EPOLLET alone is a negative int.
+            long result = epoll.submit(kept);
+            submitted = kept;
+            return result;
         }
 
         @Override
