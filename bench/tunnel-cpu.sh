@@ -4,7 +4,8 @@
 # runs `sleep` as its command: a one-hop entry becomes it (the entry column is then the command's, 0),
 # an older two-process entry stays beside it and carries every byte.
 #   bench/tunnel-cpu.sh                         # this tree
-#   bench/tunnel-cpu.sh /path/to/older .        # before/after: rounds alternate between the trees
+#   bench/tunnel-cpu.sh /path/to/older .        # before/after: rounds alternate between the trees,
+#                                               # in the opposite order every other round
 # Root only: the relay, the entry, the origin and the load run as the unprivileged user that
 # bench/run-peers makes, whose uid the host configuration names as the gateway's, so the owner check
 # runs on every tunnel (a cached answer, as in the harness). Everything is on loopback and bounded.
@@ -142,9 +143,17 @@ one() {
     stop
 }
 
+# Every run leaves tens of thousands of loopback connections in TIME_WAIT, which slow the next run's
+# connects (c=1 showed it most: the second tree of a round lost a third of its rate), so the trees'
+# order turns round every round.
 for round in $(seq "$rounds"); do
+    order=("${!roots[@]}")
+    if [ $((round % 2)) = 0 ]; then
+        order=()
+        for ((i = ${#roots[@]} - 1; i >= 0; i--)); do order+=("$i"); done
+    fi
     for c in $concurrency; do
-        for i in "${!roots[@]}"; do
+        for i in "${order[@]}"; do
             one "${roots[$i]}" "$(basename "${roots[$i]}")" "$c"
         done
     done
