@@ -12,7 +12,8 @@
 # ROUNDS (4), CONCURRENCY ("1 16"), WARM seconds of new tunnels at c=4 before measuring (25),
 # SECS per measured window (3), PERFSTAT=1 also counts the relay's system calls (perf stat; slower),
 # PERFSTAT=entry the entry's instead, THREADS=1 also splits the entry's CPU time by thread, PERFREC=DIR
-# also samples the relay's stacks (perf record -g, with the JIT's symbols) into DIR/LABEL-cC.data, a flat profile in .txt.
+# also samples the relay's stacks (perf record -g, with the JIT's symbols) into DIR/LABEL-cC.data, a flat profile in .txt
+# (PORTCULLIS_JAVA_OPTS=-XX:+PreserveFramePointer gives whole Java stacks; the figures are then slower).
 # BENCH_PEERS: the harness folder (default: ../shared/bench-peers beside this repository).
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
