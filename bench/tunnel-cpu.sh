@@ -4,13 +4,16 @@
 # runs `sleep` as its command: a one-hop entry becomes it (the entry column is then the command's, 0),
 # an older two-process entry stays beside it and carries every byte.
 #   bench/tunnel-cpu.sh                         # this tree
-#   bench/tunnel-cpu.sh /path/to/older .        # before/after: rounds alternate between the trees
+#   bench/tunnel-cpu.sh /path/to/older .        # before/after: rounds alternate between the trees,
+#                                               # in the opposite order every other round
 # Root only: the relay, the entry, the origin and the load run as the unprivileged user that
 # bench/run-peers makes, whose uid the host configuration names as the gateway's, so the owner check
 # runs on every tunnel (a cached answer, as in the harness). Everything is on loopback and bounded.
 # ROUNDS (4), CONCURRENCY ("1 16"), WARM seconds of new tunnels at c=4 before measuring (25),
 # SECS per measured window (3), PERFSTAT=1 also counts the relay's system calls (perf stat; slower),
-# PERFSTAT=entry the entry's instead, THREADS=1 also splits the entry's CPU time by thread.
+# PERFSTAT=entry the entry's instead, THREADS=1 also splits the entry's CPU time by thread, PERFREC=DIR
+# also samples the relay's stacks (perf record -g, with the JIT's symbols) into DIR/LABEL-cC.data, a flat profile in .txt
+# (PORTCULLIS_JAVA_OPTS=-XX:+PreserveFramePointer gives whole Java stacks; the figures are then slower).
 # BENCH_PEERS: the harness folder (default: ../shared/bench-peers beside this repository).
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -99,6 +102,9 @@ one() {
         [ "$PERFSTAT" != entry ] || traced=$entry
         perf stat -e 'syscalls:sys_enter_*' -e context-switches -p "$traced" -o "$dir/perf.txt" -- sleep "$secs" &
         perf=($!)
+    elif [ -n "${PERFREC:-}" ]; then
+        perf record -q -F 2999 -g -p "$relay" -o "$dir/perf.data" -- sleep "$secs" 2>/dev/null &
+        perf=($!)
     fi
     [ -z "${THREADS:-}" ] || threads "$entry" >"$dir/threads0"
     r0=$(cpu "$relay") e0=$(cpu "$entry") l0=$(loops "$relay")
@@ -121,6 +127,14 @@ one() {
                     printf "    entry %-18s x%-3d user %4.0f sys %4.0f us/tunnel, %5.2f context switches/tunnel\n",
                         $1, $8, ($5 - $2) * us, ($6 - $3) * us, ($7 - $4) / n }'
     fi
+    if [ -n "${PERFREC:-}" ]; then  # the JIT's symbols, written as the relay's user to /tmp/perf-PID.map
+        "${as_user[@]}" "$(dirname "$(readlink -f "/proc/$relay/exe")")/jcmd" "$relay" Compiler.perfmap >/dev/null 2>&1 || true
+        chown root: "/tmp/perf-$relay.map" 2>/dev/null || true  # perf reads only its own user's maps
+        mkdir -p "$PERFREC"
+        mv "$dir/perf.data" "$PERFREC/$label-c$c.data"
+        perf report -i "$PERFREC/$label-c$c.data" --no-children --sort dso,sym -g none --stdio 2>/dev/null \
+            >"$PERFREC/$label-c$c.txt" || true
+    fi
     if [ -n "${PERFSTAT:-}" ]; then
         awk -v n="$n" '/syscalls:sys_enter_|context-switches/ { gsub(",", "", $1); sub("syscalls:sys_enter_", "", $2)
             if ($1 > 0) printf "    %-30s %6.2f per tunnel\n", $2, $1 / n }' \
@@ -130,9 +144,17 @@ one() {
     stop
 }
 
+# Every run leaves tens of thousands of loopback connections in TIME_WAIT, which slow the next run's
+# connects (c=1 showed it most: the second tree of a round lost a third of its rate), so the trees'
+# order turns round every round.
 for round in $(seq "$rounds"); do
+    order=("${!roots[@]}")
+    if [ $((round % 2)) = 0 ]; then
+        order=()
+        for ((i = ${#roots[@]} - 1; i >= 0; i--)); do order+=("$i"); done
+    fi
     for c in $concurrency; do
-        for i in "${!roots[@]}"; do
+        for i in "${order[@]}"; do
             one "${roots[$i]}" "$(basename "${roots[$i]}")" "$c"
         done
     done

@@ -9,22 +9,36 @@ import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollIoOps;
 import io.netty.util.concurrent.ThreadAwareExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The epoll I/O handler, except that a channel asking for no events stays in the epoll set.
+ * The epoll I/O handler, except that a channel asking for no events stays in the epoll set, and
+ * that a channel's changes of interest reach the kernel at most once per turn of its event loop.
  *
  * <p>Netty 4.2.18 removes a file descriptor from epoll when its interest drops to none but keeps
  * it marked as added, so the next interest (EPOLLOUT for a write that must wait) fails with
  * ENOENT and the write is lost. A tunnel hits exactly that: a side whose input has ended, with
  * auto-read off and nothing pending, has no interest until the other side sends faster than it
  * drains. Asking for EPOLLET alone instead keeps the descriptor registered with no events.
+ *
+ * <p>Netty makes an epoll_ctl call for each change, and a new tunnel changes a side several times
+ * in one turn: an accepted channel is added, then asks to read; a connected one drops EPOLLOUT,
+ * submits the same interest again, then asks to read; an ended one drops EPOLLIN, then
+ * EPOLLRDHUP; a closing one changes, then leaves. Only the last interest matters to the next
+ * wait, so a change made on the loop's thread is kept until the loop is about to wait, and made
+ * then only if it differs from what the kernel has; a channel that left meanwhile needs none.
  */
 final class EpollKeepRegistered implements IoHandlerFactory {
+    private static final Logger log = LoggerFactory.getLogger(EpollKeepRegistered.class);
+
     private final IoHandlerFactory epoll = EpollIoHandler.newFactory();
 
     @Override
     public IoHandler newHandler(ThreadAwareExecutor executor) {
-        return new Handler(epoll.newHandler(executor));
+        return new Handler(epoll.newHandler(executor), executor);
     }
 
     @Override
@@ -32,7 +46,17 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         return epoll.isChangingThreadSupported();
     }
 
-    private record Handler(IoHandler epoll) implements IoHandler {
+    private static final class Handler implements IoHandler {
+        private final IoHandler epoll;
+        private final ThreadAwareExecutor executor;
+        /** The registrations with a change not made yet; the loop's thread only. */
+        private final List<Registration> changed = new ArrayList<>();
+
+        Handler(IoHandler epoll, ThreadAwareExecutor executor) {
+            this.epoll = epoll;
+            this.executor = executor;
+        }
+
         @Override
         public void initialize() {
             epoll.initialize();
@@ -40,6 +64,11 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
         @Override
         public int run(IoHandlerContext context) {
+            // Each run is one wait (or poll) and the handling of what it found.
+            for (int i = 0; i < changed.size(); i++) {
+                changed.get(i).apply();
+            }
+            changed.clear();
             return epoll.run(context);
         }
 
@@ -55,7 +84,7 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
         @Override
         public IoRegistration register(IoHandle handle) throws Exception {
-            return new Registration(epoll.register(handle));
+            return new Registration(this, epoll.register(handle), handle);
         }
 
         @Override
@@ -69,7 +98,23 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         }
     }
 
-    private record Registration(IoRegistration epoll) implements IoRegistration {
+    private static final class Registration implements IoRegistration {
+        private final Handler handler;
+        private final IoRegistration epoll;
+        private final IoHandle handle;
+        /** The interest last asked for; the loop's thread only. */
+        private EpollIoOps wanted;
+        /** The interest the kernel has, null before the first; the loop's thread only. */
+        private EpollIoOps made;
+
+        private boolean queued;
+
+        Registration(Handler handler, IoRegistration epoll, IoHandle handle) {
+            this.handler = handler;
+            this.epoll = epoll;
+            this.handle = handle;
+        }
+
         @Override
         public <T> T attachment() {
             return epoll.attachment();
@@ -77,7 +122,40 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
         @Override
         public long submit(IoOps ops) {
-            return epoll.submit(EpollIoOps.NONE.equals(ops) ? EpollIoOps.EPOLLET : ops);
+            EpollIoOps kept = EpollIoOps.NONE.equals(ops) ? EpollIoOps.EPOLLET : (EpollIoOps) ops;
+            if (!handler.executor.isExecutorThread(Thread.currentThread())) {
+                handler.executor.execute(() -> submit(kept));
+                return kept.value();
+            }
+            if (!epoll.isValid()) {
+                return -1;
+            }
+            wanted = kept;
+            if (!queued) {
+                queued = true;
+                handler.changed.add(this);
+            }
+            return kept.value();
+        }
+
+        /** Makes the change asked for, before the loop waits. */
+        void apply() {
+            queued = false;
+            if (wanted.equals(made) || !epoll.isValid()) {
+                return;
+            }
+            try {
+                epoll.submit(wanted);
+                made = wanted;
+            } catch (RuntimeException e) {
+                // Made at once, the change would have failed the channel's read or write, which closes it.
+                log.debug("epoll: could not change the interest of {}, closing it: {}", handle, e.toString());
+                try {
+                    handle.close();
+                } catch (Exception suppressed) {
+                    log.debug("epoll: could not close {}: {}", handle, suppressed.toString());
+                }
+            }
         }
 
         @Override

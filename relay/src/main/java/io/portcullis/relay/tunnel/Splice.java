@@ -7,8 +7,11 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.unix.Socket;
+import io.netty.channel.unix.UnixChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
@@ -147,11 +150,33 @@ public final class Splice {
         }
         peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(flushed -> {
             if (flushed.isSuccess()) {
-                duplex.shutdownOutput();
+                // Nothing more goes to peer, so the end of its own input ends the tunnel: netty then
+                // closes it at once instead of shutting its input down first (a shutdown(2) that fails
+                // with ENOTCONN once both ends have sent FIN, and an exception built per tunnel).
+                peer.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
+                shutdownOutput(duplex);
             } else {
                 closeBoth();
             }
         });
+    }
+
+    /**
+     * Sends FIN on {@code channel}, which has nothing left to write. On a native socket that is
+     * shutdown(2) itself: netty's own half-close builds an exception with its stack for the writes
+     * it might have to fail, a few microseconds per tunnel, and none can be pending here. Netty's
+     * way when the socket refuses, or on NIO.
+     */
+    private static void shutdownOutput(DuplexChannel channel) {
+        if (channel instanceof UnixChannel unix && unix.fd() instanceof Socket socket) {
+            try {
+                socket.shutdown(false, true);
+                return;
+            } catch (IOException | RuntimeException e) {
+                // netty's shutdown below reports it the usual way
+            }
+        }
+        channel.shutdownOutput();
     }
 
     /** Once: both sides' inactive events and the second end of input all lead here. */
@@ -181,7 +206,9 @@ public final class Splice {
      * hold it open.
      */
     private void flushAndClose(Channel channel) {
-        if (!channel.isActive()) {
+        ChannelOutboundBuffer pending = channel.unsafe().outboundBuffer();
+        // Nothing left to write (or no output left to write to): no flush to wait for, nor a deadline for it.
+        if (!channel.isActive() || pending == null || pending.totalPendingWriteBytes() == 0) {
             channel.close();
             return;
         }
