@@ -198,22 +198,12 @@ public final class ConnectionRecord {
         }
     }
 
-    /** How the tunnel ended when not in order; empty when it has not, or did in order. */
-    public Optional<Decision.End> end() {
-        return end;
-    }
-
     public void up(long bytes) {
         bytesUp += bytes;
     }
 
     public void down(long bytes) {
         bytesDown += bytes;
-    }
-
-    /** The code that settled this connection; empty while none has. */
-    public Optional<DenyCode> code() {
-        return Optional.ofNullable(code);
     }
 
     /**
