@@ -11,7 +11,7 @@
 # runs on every tunnel (a cached answer, as in the harness). Everything is on loopback and bounded.
 # ROUNDS (4), CONCURRENCY ("1 16"), WARM seconds of new tunnels at c=4 before measuring (25),
 # SECS per measured window (3), PERFSTAT=1 also counts the relay's system calls (perf stat; slower),
-# PERFSTAT=entry the entry's instead, THREADS=1 also splits the entry's CPU time by thread, PERFREC=DIR
+# PERFSTAT=entry the entry's instead, THREADS=1 also splits the relay's CPU time by thread, PERFREC=DIR
 # also samples the relay's stacks (perf record -g, with the JIT's symbols) into DIR/LABEL-cC.data, a flat profile in .txt
 # (PORTCULLIS_JAVA_OPTS=-XX:+PreserveFramePointer gives whole Java stacks; the figures are then slower).
 # BENCH_PEERS: the harness folder (default: ../shared/bench-peers beside this repository).
@@ -106,11 +106,11 @@ one() {
         perf record -q -F 2999 -g -p "$relay" -o "$dir/perf.data" -- sleep "$secs" 2>/dev/null &
         perf=($!)
     fi
-    [ -z "${THREADS:-}" ] || threads "$entry" >"$dir/threads0"
+    [ -z "${THREADS:-}" ] || threads "$relay" >"$dir/threads0"
     r0=$(cpu "$relay") e0=$(cpu "$entry") l0=$(loops "$relay")
     out=$("${load[@]}" new --concurrency "$c" --count 10000000 --seconds "$secs" "${to[@]}")
     r1=$(cpu "$relay") e1=$(cpu "$entry") l1=$(loops "$relay")
-    [ -z "${THREADS:-}" ] || threads "$entry" >"$dir/threads1"
+    [ -z "${THREADS:-}" ] || threads "$relay" >"$dir/threads1"
     [ ${#perf[@]} = 0 ] || wait "${perf[0]}"
     n=$(sed -n 's/.*"count":\([0-9]*\).*/\1/p' <<<"$out")
     awk -v label="$label" -v c="$c" -v n="$n" -v out="$out" -v r="$((r1 - r0))" -v e="$((e1 - e0))" \
@@ -124,7 +124,7 @@ one() {
         join -a2 -e0 -o 2.1,1.2,1.3,1.4,2.2,2.3,2.4,2.5 "$dir/threads0" "$dir/threads1" |
             awk -v n="$n" -v hz="$(getconf CLK_TCK)" '{ us = 1e6 / hz / n
                 if ($5 + $6 > $2 + $3 || $7 - $4 > n / 10)
-                    printf "    entry %-18s x%-3d user %4.0f sys %4.0f us/tunnel, %5.2f context switches/tunnel\n",
+                    printf "    relay %-18s x%-3d user %4.0f sys %4.0f us/tunnel, %5.2f context switches/tunnel\n",
                         $1, $8, ($5 - $2) * us, ($6 - $3) * us, ($7 - $4) / n }'
     fi
     if [ -n "${PERFREC:-}" ]; then  # the JIT's symbols, written as the relay's user to /tmp/perf-PID.map

@@ -30,6 +30,7 @@ public final class Decisions {
     private long bytesDown;
     private long durationMillis = 1;
     private long generation = 1;
+    private Optional<Decision.End> end = Optional.empty();
     private Optional<Decision.Shadow> shadow = Optional.empty();
     private Optional<Decision.Upstream> upstream = Optional.empty();
     private Optional<String> method = Optional.empty();
@@ -107,6 +108,16 @@ public final class Decisions {
         return this;
     }
 
+    public Decisions end(Decision.End value) {
+        end = Optional.of(value);
+        return this;
+    }
+
+    public Decisions time(Instant value) {
+        time = value;
+        return this;
+    }
+
     public Decisions shadow(Decision.Shadow value) {
         shadow = Optional.of(value);
         return this;
@@ -138,7 +149,7 @@ public final class Decisions {
                 bytesDown,
                 durationMillis,
                 generation,
-                Optional.empty(),
+                end,
                 shadow,
                 upstream,
                 method);
