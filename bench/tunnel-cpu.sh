@@ -57,7 +57,7 @@ threads() {  # per kind of thread of process $1: name, user and system ticks, co
 loops() {  # user and system ticks of the relay's event loop threads
     local t
     for t in /proc/"$1"/task/*; do
-        case "$(cat "$t/comm" 2>/dev/null)" in multiThreadIoEv* | loops-*) awk '{print $14, $15}' "$t/stat" 2>/dev/null ;; esac
+        case "$(cat "$t/comm" 2>/dev/null)" in multiThreadIoEv*) awk '{print $14, $15}' "$t/stat" 2>/dev/null ;; esac
     done | awk '{u += $1; s += $2} END {print u + 0, s + 0}'
 }
 

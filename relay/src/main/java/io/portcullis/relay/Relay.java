@@ -1,6 +1,7 @@
 package io.portcullis.relay;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.EventExecutor;
@@ -25,7 +26,6 @@ import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Rate;
 import io.portcullis.relay.policy.SpawnPolicy;
-import io.portcullis.relay.transport.Loops;
 import io.portcullis.relay.transport.Transport;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import java.io.IOException;
@@ -487,7 +487,7 @@ public final class Relay implements AutoCloseable {
                 if (transport == null) {
                     transport = Transport.best();
                 }
-                loops = new Loops(threads, transport.io());
+                loops = new MultiThreadIoEventLoopGroup(threads, transport.io());
                 if (parent == null) {
                     parent = Path.of(System.getProperty("java.io.tmpdir"));
                 }
