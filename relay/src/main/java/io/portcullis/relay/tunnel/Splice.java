@@ -2,6 +2,7 @@ package io.portcullis.relay.tunnel;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -36,6 +37,16 @@ import org.slf4j.LoggerFactory;
 public final class Splice {
     private static final Logger log = LoggerFactory.getLogger(Splice.class);
 
+    /**
+     * The largest read of a tunnel's side: 128 KiB, twice Netty's default. A side reads its next
+     * chunk only once the last was written to the other side, so a busy tunnel holds at most one
+     * such buffer per direction (256 KiB; the relay's default connection budget, 16,384, bounds all
+     * of them at 2 GiB, against 1 GiB before), and a bulk copy makes half the reads and writes
+     * (docs/benchmarks.md: one tunnel's bulk rate rose by a tenth or more, never fell). Reads start
+     * at 2 KiB and grow only while they fill the buffer, so a request/response tunnel stays small.
+     */
+    static final int MAX_READ = 128 * 1024;
+
     private final Channel client;
     private final Channel upstream;
     private final ConnectionRecord record;
@@ -64,6 +75,8 @@ public final class Splice {
         }
         ConnectionRecord record = ConnectionRecord.of(client);
         Splice splice = new Splice(client, upstream, record, idleMillis);
+        client.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ));
+        upstream.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ));
         // observeOutput: a write still draining to a slow reader counts as bytes moving.
         client.pipeline().addLast("idle", new IdleStateHandler(true, 0, 0, idleMillis, TimeUnit.MILLISECONDS));
         client.pipeline().addLast("copy-up", splice.new Copier(upstream, record::up));
