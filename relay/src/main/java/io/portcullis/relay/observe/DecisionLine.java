@@ -31,7 +31,7 @@ final class DecisionLine {
         return out.toString();
     }
 
-    static void append(Decision line, StringBuilder out) {
+    private static void append(Decision line, StringBuilder out) {
         out.append("{\"time\":");
         string(out, line.time().toString());
         out.append(",\"spawn\":");

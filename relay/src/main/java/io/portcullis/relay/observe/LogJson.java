@@ -64,11 +64,6 @@ final class LogJson {
 
     /** The line's UTF-8 bytes, with its line end. */
     static byte[] line(Object line) {
-        if (line instanceof Decision decision) {
-            StringBuilder out = new StringBuilder(768);
-            DecisionLine.append(decision, out);
-            return out.append('\n').toString().getBytes(StandardCharsets.UTF_8);
-        }
-        return (jackson(line) + '\n').getBytes(StandardCharsets.UTF_8);
+        return (text(line) + '\n').getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -47,6 +47,9 @@ public final class Splice {
      */
     static final int MAX_READ = 128 * 1024;
 
+    /** Shared: each channel takes its own handle from it. */
+    private static final AdaptiveRecvByteBufAllocator READS = new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ);
+
     private final Channel client;
     private final Channel upstream;
     private final ConnectionRecord record;
@@ -75,8 +78,8 @@ public final class Splice {
         }
         ConnectionRecord record = ConnectionRecord.of(client);
         Splice splice = new Splice(client, upstream, record, idleMillis);
-        client.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ));
-        upstream.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ));
+        client.config().setRecvByteBufAllocator(READS);
+        upstream.config().setRecvByteBufAllocator(READS);
         // observeOutput: a write still draining to a slow reader counts as bytes moving.
         client.pipeline().addLast("idle", new IdleStateHandler(true, 0, 0, idleMillis, TimeUnit.MILLISECONDS));
         client.pipeline().addLast("copy-up", splice.new Copier(upstream, record::up));
