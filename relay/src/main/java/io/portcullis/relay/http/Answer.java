@@ -32,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * {@code Content-Length}; without one it goes chunked to an HTTP/1.1 client (so a cut answer is
  * visible) and until the close to an HTTP/1.0 one. A {@code Content-Length} over the limit is
  * {@code 502 response-too-large} before anything is written; a body that grows over it is cut.
+ *
+ * <p>Through the host's upstream proxy (SPEC R25) the answer's status goes into the decision
+ * line's {@code upstream} field, and a {@code 407} is the proxy's own (RFC 9110 section 15.5.8:
+ * only a proxy asks for proxy credentials), so the client gets {@code 502 upstream-refused}
+ * instead, as for a CONNECT the proxy refused: the relay's credentials were wrong or missing,
+ * which is the operator's business, and the proxy's page names the corporate network.
  */
 final class Answer extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(Answer.class);
@@ -62,16 +68,18 @@ final class Answer extends ChannelInboundHandlerAdapter {
     private final Exchange exchange;
     private final Channel client;
     private final boolean headRequest;
+    private final boolean viaProxy;
     private final boolean http11Client;
     private final long limit;
     private Body body;
     private boolean skipInterim;
     private long bytes;
 
-    Answer(Exchange exchange, Channel client, boolean headRequest, boolean http11Client, long limit) {
+    Answer(Exchange exchange, Channel client, boolean headRequest, boolean viaProxy, boolean http11Client, long limit) {
         this.exchange = exchange;
         this.client = client;
         this.headRequest = headRequest;
+        this.viaProxy = viaProxy;
         this.http11Client = http11Client;
         this.limit = limit;
     }
@@ -110,6 +118,13 @@ final class Answer extends ChannelInboundHandlerAdapter {
         if (status < 200) {
             skipInterim = true;
             return;
+        }
+        if (viaProxy) {
+            ConnectionRecord.of(client).upstreamStatus(status);
+            if (status == HttpResponseStatus.PROXY_AUTHENTICATION_REQUIRED.code()) {
+                exchange.fail(DenyCode.UPSTREAM_REFUSED, "the upstream proxy answered " + status);
+                return;
+            }
         }
         HttpHeaders headers = response.headers();
         boolean lengthSet = HttpUtil.isContentLengthSet(response);

@@ -74,6 +74,21 @@ public final class Exchange {
      */
     public static void start(
             Channel client, Channel upstream, Outgoing outgoing, boolean http11Client, ByteBuf early, Limits limits) {
+        start(client, upstream, outgoing, false, http11Client, early, limits);
+    }
+
+    /**
+     * As {@link #start(Channel, Channel, Outgoing, boolean, ByteBuf, Limits)}; {@code viaProxy}: the
+     * upstream is the host's upstream proxy (SPEC R25), whose own answers the client is not given.
+     */
+    private static void start(
+            Channel client,
+            Channel upstream,
+            Outgoing outgoing,
+            boolean viaProxy,
+            boolean http11Client,
+            ByteBuf early,
+            Limits limits) {
         Exchange exchange = new Exchange(client, upstream, limits);
         exchange.timer = client.eventLoop()
                 .schedule(() -> exchange.fail(DenyCode.HTTP_TIMEOUT), limits.totalMillis(), TimeUnit.MILLISECONDS);
@@ -91,6 +106,7 @@ public final class Exchange {
                                 exchange,
                                 client,
                                 outgoing.request().method().equals(HttpMethod.HEAD),
+                                viaProxy,
                                 http11Client,
                                 limits.responseBytes()));
         BodyDecoder body = new BodyDecoder(outgoing.framing(), limits.requestBytes());
@@ -117,7 +133,14 @@ public final class Exchange {
             @Override
             public void connected(Channel client, Channel upstream, Optional<UpstreamProxy.Request> proxied) {
                 client.pipeline().remove(handler);
-                start(client, upstream, proxied.map(outgoing::through).orElse(outgoing), http11Client, early, limits);
+                start(
+                        client,
+                        upstream,
+                        proxied.map(outgoing::through).orElse(outgoing),
+                        proxied.isPresent(),
+                        http11Client,
+                        early,
+                        limits);
             }
 
             @Override
@@ -177,6 +200,11 @@ public final class Exchange {
      * else a close that leaves the client with a visibly cut answer.
      */
     void fail(DenyCode code) {
+        fail(code, "");
+    }
+
+    /** As {@link #fail(DenyCode)}, with {@code told} after the answer's sentence. */
+    void fail(DenyCode code, String told) {
         if (done) {
             return;
         }
@@ -191,7 +219,7 @@ public final class Exchange {
         if (answered) {
             client.close();
         } else {
-            Replies.refuse(client, code);
+            Replies.refuse(client, code, told);
         }
     }
 

@@ -139,7 +139,7 @@ public final class ConnectionRecord {
         upstream = Optional.of(new Decision.Upstream(proxy, sent, Optional.empty()));
     }
 
-    /** What the upstream proxy answered to the CONNECT. */
+    /** What the upstream proxy answered to the CONNECT, or to the plain HTTP request sent through it. */
     public void upstreamStatus(int status) {
         upstream = upstream.map(through -> new Decision.Upstream(through.proxy(), through.sent(), Optional.of(status)));
     }

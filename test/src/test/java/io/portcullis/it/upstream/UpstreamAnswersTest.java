@@ -166,17 +166,16 @@ class UpstreamAnswersTest {
     }
 
     @Test
-    void aPlainRequestGoesInAbsoluteFormAndTheProxysChallengeStaysWithTheRelay() throws Exception {
+    void aPlainRequestGoesInAbsoluteFormAndTheProxysChallengeIsUpstreamRefused() throws Exception {
         String challenge =
                 "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"corp-internal\"\r\n"
-                        + "Content-Length: 0\r\n\r\n";
+                        + "Content-Length: 29\r\n\r\nAsk corp-internal IT for help";
         try (ScriptedProxy proxy = new ScriptedProxy(List.of(new Answer(challenge, Then.CLOSE)));
                 Spawn spawn = Spawn.withHost(world.dir(), host("127.0.0.1:" + proxy.port(), "", ""), POLICY)) {
-            Run run = spawn.run(
-                    "printf 'GET http://origin.test/x HTTP/1.1\\r\\nHost: origin.test\\r\\n\\r\\n'"
-                            + " | socat -t 3 -T 10 - TCP:127.0.0.1:${HTTP_PROXY##*:}",
-                    60);
-            assertTrue(run.out().startsWith("HTTP/1.1 407 "), run.toString());
+            Run run = plainGet(spawn);
+            assertTrue(run.out().startsWith("HTTP/1.1 502 "), run.toString());
+            assertTrue(run.out().contains("\r\nPortcullis-Error: upstream-refused\r\n"), run.out());
+            assertTrue(run.out().contains("(the upstream proxy answered 407)"), run.out());
             assertTrue(!run.out().contains("Proxy-Authenticate") && !run.out().contains("corp-internal"), run.out());
             assertEquals(1, proxy.heads().size(), proxy.heads().toString());
             assertTrue(
@@ -185,7 +184,34 @@ class UpstreamAnswersTest {
             assertTrue(
                     proxy.heads().getFirst().contains("\r\nHost: origin.test\r\n"),
                     proxy.heads().toString());
+            Decision line = spawn.next();
+            assertEquals("upstream-refused", Line.of(line).code(), line.toString());
+            assertEquals(407, Line.of(line).upstream().status(), line.toString());
+            assertEquals("http://93.184.77.10:80", Line.of(line).upstream().sent(), line.toString());
         }
+    }
+
+    @Test
+    void anyOtherAnswerThroughTheProxyIsTheClientsAndItsStatusIsInTheLine() throws Exception {
+        // A 403 may be the proxy's page or the origin's answer: nothing in it says which, so it is passed.
+        String page = "HTTP/1.1 403 Forbidden\r\nContent-Length: 6\r\n\r\nno way";
+        try (ScriptedProxy proxy = new ScriptedProxy(List.of(new Answer(page, Then.CLOSE)));
+                Spawn spawn = Spawn.withHost(world.dir(), host("127.0.0.1:" + proxy.port(), "", ""), POLICY)) {
+            Run run = plainGet(spawn);
+            assertTrue(run.out().startsWith("HTTP/1.1 403 "), run.toString());
+            assertTrue(run.out().endsWith("\r\n\r\nno way"), run.out());
+            Decision line = spawn.next();
+            assertEquals("allow", Line.of(line).verdict(), line.toString());
+            assertEquals(403, Line.of(line).upstream().status(), line.toString());
+        }
+    }
+
+    /** {@code GET http://origin.test/x} from the spawn, through its proxy port. */
+    private static Run plainGet(Spawn spawn) throws Exception {
+        return spawn.run(
+                "printf 'GET http://origin.test/x HTTP/1.1\\r\\nHost: origin.test\\r\\n\\r\\n'"
+                        + " | socat -t 3 -T 10 - TCP:127.0.0.1:${HTTP_PROXY##*:}",
+                60);
     }
 
     private static String host(String proxyAuthority, String upstreamMore, String hostMore) {
