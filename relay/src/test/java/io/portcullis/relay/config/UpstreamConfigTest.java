@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.relay.policy.HostConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Base64;
 import java.util.List;
@@ -100,6 +103,53 @@ class UpstreamConfigTest {
     }
 
     @Test
+    void aCredentialsFileSwappedForALinkAfterItsCheckIsNotFollowed() throws Exception {
+        Path file = secret("alice:pw\n");
+        Path elsewhere = secret("mallory:taken\n");
+        Path link = dir.resolve("link");
+        Files.createSymbolicLink(link, elsewhere);
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> UpstreamCredentials.read(file, () -> swap(link, file)));
+        assertTrue(e.getMessage().startsWith("a readable file of one line user:password ("), e.getMessage());
+        assertTrue(!e.getMessage().contains("mallory") && !e.getMessage().contains("taken"), e.getMessage());
+    }
+
+    @Test
+    void aCredentialsFileReplacedBetweenItsCheckAndItsReadIsRefused() throws Exception {
+        Path file = secret("alice:pw\n");
+        Path other = secret("mallory:taken\n");
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> UpstreamCredentials.read(file, () -> swap(other, file)));
+        assertEquals("a file that stays in place while it is read (it was replaced)", e.getMessage());
+        assertEquals(
+                "Basic " + Base64.getEncoder().encodeToString("mallory:taken".getBytes(StandardCharsets.UTF_8)),
+                UpstreamCredentials.read(file),
+                "read again, the file in place now is the one read");
+    }
+
+    @ParameterizedTest(name = "{0} bytes")
+    @CsvSource({"4096, true", "4097, false"})
+    void aCredentialsFileHoldsAtMost4096Bytes(int size, boolean fits) throws Exception {
+        Path file = secret("alice:" + "p".repeat(size - "alice:".length()));
+        if (fits) {
+            assertTrue(UpstreamCredentials.read(file).startsWith("Basic "));
+        } else {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> UpstreamCredentials.read(file));
+            assertEquals("a regular file of one line user:password, at most 4096 bytes", e.getMessage());
+        }
+    }
+
+    /** Moves {@code from} over {@code to}, as someone who may write the folder could. */
+    private static void swap(Path from, Path to) {
+        try {
+            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
     void aMissingCredentialsFileIsAProblemNotASecretInTheMessage() throws Exception {
         Path file = dir.resolve("absent");
         ConfigException e = assertThrows(
@@ -147,7 +197,7 @@ class UpstreamConfigTest {
     }
 
     private Path secret(String content) throws Exception {
-        Path file = dir.resolve("secret");
+        Path file = Files.createTempFile(dir, "secret", "");
         Files.writeString(file, content);
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         return file;
