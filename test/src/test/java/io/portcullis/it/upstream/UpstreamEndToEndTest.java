@@ -95,7 +95,7 @@ class UpstreamEndToEndTest {
             Decision plain = lines.get("nas.lan:80");
             assertEquals("allow", Line.of(plain).verdict(), lines.toString());
             assertEquals(
-                    new Line.Upstream("127.0.0.1:" + proxy.port(), "http://192.168.77.10:80", null),
+                    new Line.Upstream("127.0.0.1:" + proxy.port(), "http://192.168.77.10:80", 200),
                     Line.of(plain).upstream());
             Decision refused = lines.get("nas.lan:443");
             assertEquals("not-global-unicast", Line.of(refused).code(), lines.toString());
