@@ -12,10 +12,17 @@ import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.testing.Line;
+import io.portcullis.relay.testing.LoopbackOrigin;
 import io.portcullis.relay.testing.RecordingOrigin;
 import io.portcullis.relay.testing.SpawnClient;
 import io.portcullis.relay.testing.TestEntry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +32,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,7 +69,13 @@ class PlainHttpTest {
 
     /** A spawn whose judge allows only {@code 127.0.0.1:<origin>} for plain HTTP, to the origin. */
     private void start(RecordingOrigin answering) throws Exception {
-        origin = closing(answering);
+        origin = answering;
+        start(answering, answering.address());
+    }
+
+    /** As {@link #start(RecordingOrigin)}, for an origin of the test's own at {@code address}. */
+    private void start(AutoCloseable upstream, InetSocketAddress address) throws Exception {
+        closing(upstream);
         HostConfig host = HostConfig.DEFAULTS.withLimits(limits);
         relay = Relay.builder(host)
                 .directory(parent)
@@ -70,16 +84,14 @@ class PlainHttpTest {
                     judged.add(request.kind() + " " + request.target());
                     return CompletableFuture.completedFuture(
                             request.kind() == Request.Kind.HTTP
-                                            && request.target().equals("127.0.0.1:" + origin.port())
+                                            && request.target().equals("127.0.0.1:" + address.getPort())
                                     ? new Verdict.Allow(
-                                            List.of(origin.address()),
-                                            List.of(InetAddress.getLoopbackAddress()),
-                                            "test")
+                                            List.of(address), List.of(InetAddress.getLoopbackAddress()), "test")
                                     : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
                 })
                 .start();
         spawn = relay.open(SpawnPolicyJson.parse("spawn.json", """
-                {"id": "studio", "proxyPort": %d, "hosts": [{"target": "127.0.0.1:%d", "scheme": "http"}]}""".formatted(PROXY, origin.port())));
+                {"id": "studio", "proxyPort": %d, "hosts": [{"target": "127.0.0.1:%d", "scheme": "http"}]}""".formatted(PROXY, address.getPort())));
         TestEntry.handOver(spawn);
     }
 
@@ -255,6 +267,98 @@ class PlainHttpTest {
                 chunked);
         assertEquals("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end", closed);
         assertTrue(origin.received().get(1).startsWith("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + origin.port() + "\r\n"));
+    }
+
+    @Test
+    void aSlowClientHoldsTheOriginBackInsteadOfPilingTheAnswerUpInTheRelay() throws Exception {
+        limits = new HostConfig.Limits(
+                8192,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(15),
+                512,
+                16_384,
+                1_048_576,
+                10,
+                256L << 20,
+                Duration.ofSeconds(30));
+        long body = 192L << 20;
+        FloodingOrigin flooding = new FloodingOrigin(body);
+        start(flooding, flooding.address());
+        try (Socket client = new Socket()) {
+            client.setReceiveBufferSize(16_384);
+            client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), spawn.proxyPort()), 5_000);
+            client.getOutputStream()
+                    .write(("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n")
+                            .replace("ORIGIN", "127.0.0.1:" + flooding.port())
+                            .getBytes(StandardCharsets.US_ASCII));
+            // The client reads slowly: the relay may hold one read of the origin beyond what the kernel buffers.
+            InputStream in = client.getInputStream();
+            byte[] piece = new byte[4096];
+            long received = 0;
+            for (long deadline = System.nanoTime() + 4_000_000_000L; System.nanoTime() < deadline; ) {
+                int n = in.read(piece);
+                assertTrue(n > 0, "the answer ended early");
+                received += n;
+                Thread.sleep(1);
+            }
+            long held = flooding.written() - received;
+            assertTrue(received > 0, "the client received nothing: " + decisions.peek());
+            assertTrue(
+                    held < 32L << 20,
+                    (held >> 20) + " MiB written by the origin and not yet read by the client: the relay read on"
+                            + " faster than it wrote");
+        }
+    }
+
+    /** An origin that answers one request with {@code body} bytes after a Content-Length, counting what it wrote. */
+    private static final class FloodingOrigin implements AutoCloseable {
+        private final ServerSocket server = new ServerSocket(0, 1, LoopbackOrigin.HOST);
+        private final AtomicLong written = new AtomicLong();
+        private final Thread thread;
+
+        FloodingOrigin(long body) throws IOException {
+            thread = Thread.ofPlatform().daemon().start(() -> {
+                try (Socket socket = server.accept()) {
+                    InputStream in = socket.getInputStream();
+                    for (int matched = 0; matched < 4; ) {
+                        int b = in.read();
+                        if (b < 0) {
+                            return;
+                        }
+                        matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
+                    }
+                    OutputStream out = socket.getOutputStream();
+                    out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + body + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    byte[] block = new byte[65_536];
+                    for (long left = body; left > 0; left -= block.length) {
+                        out.write(block, 0, (int) Math.min(left, block.length));
+                        written.addAndGet(Math.min(left, block.length));
+                    }
+                } catch (IOException e) {
+                    // the relay closed the connection: the test is over
+                }
+            });
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        InetSocketAddress address() {
+            return new InetSocketAddress(LoopbackOrigin.HOST, port());
+        }
+
+        long written() {
+            return written.get();
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+            thread.interrupt();
+        }
     }
 
     @Test

@@ -74,6 +74,8 @@ final class Answer extends ChannelInboundHandlerAdapter {
     private Body body;
     private boolean skipInterim;
     private long bytes;
+    /** Writes to the client not yet done; the next read of the upstream waits for none. */
+    private int unwritten;
 
     Answer(Exchange exchange, Channel client, boolean headRequest, boolean viaProxy, boolean http11Client, long limit) {
         this.exchange = exchange;
@@ -175,7 +177,7 @@ final class Answer extends ChannelInboundHandlerAdapter {
             if (content instanceof LastHttpContent) {
                 skipInterim = false;
             }
-            ctx.read();
+            readWhenWritten(ctx);
             return;
         }
         ByteBuf data = content.content();
@@ -200,20 +202,32 @@ final class Answer extends ChannelInboundHandlerAdapter {
             }
             exchange.finish();
         } else if (!data.isReadable()) {
-            ctx.read();
+            readWhenWritten(ctx);
         }
     }
 
-    /** Writes to the client and reads the next piece of the answer once it is written. */
+    /**
+     * Writes to the client; the next piece of the answer is read once every write is done. One
+     * read of the upstream may give many pieces (8 KiB each, or a chunk each), and reading again
+     * after the first of them would let a client that reads slowly pile the whole answer up here.
+     */
     private void write(ChannelHandlerContext ctx, ByteBuf bytes) {
         ConnectionRecord.of(client).down(bytes.readableBytes());
+        unwritten++;
         client.writeAndFlush(bytes).addListener((ChannelFutureListener) written -> {
+            unwritten--;
             if (!written.isSuccess()) {
                 exchange.fail(DenyCode.CLIENT_CLOSED);
-            } else if (!exchange.isDone()) {
-                ctx.read();
+            } else {
+                readWhenWritten(ctx);
             }
         });
+    }
+
+    private void readWhenWritten(ChannelHandlerContext ctx) {
+        if (unwritten == 0 && !exchange.isDone()) {
+            ctx.read();
+        }
     }
 
     @Override

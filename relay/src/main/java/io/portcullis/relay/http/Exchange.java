@@ -240,8 +240,14 @@ public final class Exchange {
         }
     }
 
-    /** Passes the client's body on to upstream, one piece per write, and drops what follows it. */
+    /**
+     * Passes the client's body on to upstream, one piece per write, and drops what follows it. One
+     * read of the client may give many pieces (a chunk each); the next read waits until all of
+     * them are written, so a slow upstream holds at most one read's worth, however small the chunks.
+     */
     private final class BodyUp extends ChannelInboundHandlerAdapter {
+        private int unwritten;
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (done) {
@@ -250,12 +256,14 @@ public final class Exchange {
             }
             switch (msg) {
                 case BodyDecoder.Failure failure -> fail(failure.code());
-                case LastHttpContent last ->
-                    upstream.writeAndFlush(last).addListener(orFail()).addListener(written -> readNext(ctx.channel()));
-                case HttpContent content ->
-                    upstream.writeAndFlush(content)
-                            .addListener(orFail())
-                            .addListener(written -> readNext(ctx.channel()));
+                case HttpContent content -> {
+                    unwritten++;
+                    upstream.writeAndFlush(content).addListener(orFail()).addListener(written -> {
+                        if (--unwritten == 0) {
+                            readNext(ctx.channel());
+                        }
+                    });
+                }
                 default -> ReferenceCountUtil.release(msg);
             }
         }
