@@ -95,6 +95,21 @@ class PlainHttpTest {
         TestEntry.handOver(spawn);
     }
 
+    /** The default limits but for plain HTTP's: the request body, the answer body, the whole exchange. */
+    private static HostConfig.Limits httpLimits(long requestBytes, long responseBytes, Duration total) {
+        return new HostConfig.Limits(
+                8192,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(15),
+                512,
+                16_384,
+                1_048_576,
+                requestBytes,
+                responseBytes,
+                total);
+    }
+
     private <T extends AutoCloseable> T closing(T resource) {
         closing.add(resource);
         return resource;
@@ -271,17 +286,7 @@ class PlainHttpTest {
 
     @Test
     void aSlowClientHoldsTheOriginBackInsteadOfPilingTheAnswerUpInTheRelay() throws Exception {
-        limits = new HostConfig.Limits(
-                8192,
-                Duration.ofSeconds(10),
-                Duration.ofSeconds(10),
-                Duration.ofMinutes(15),
-                512,
-                16_384,
-                1_048_576,
-                10,
-                256L << 20,
-                Duration.ofSeconds(30));
+        limits = httpLimits(10, 256L << 20, Duration.ofSeconds(30));
         long body = 192L << 20;
         FloodingOrigin flooding = new FloodingOrigin(body);
         start(flooding, flooding.address());
@@ -372,17 +377,7 @@ class PlainHttpTest {
 
     @Test
     void anAnswerOverTheLimitIs502AndARequestBodyOverItIs413() throws Exception {
-        limits = new HostConfig.Limits(
-                8192,
-                Duration.ofSeconds(10),
-                Duration.ofSeconds(10),
-                Duration.ofMinutes(15),
-                512,
-                16_384,
-                1_048_576,
-                10,
-                4,
-                Duration.ofSeconds(30));
+        limits = httpLimits(10, 4, Duration.ofSeconds(30));
         start(RecordingOrigin.ok("12345"));
 
         String large = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
@@ -401,17 +396,7 @@ class PlainHttpTest {
 
     @Test
     void anUpstreamThatNeverAnswersIs504WhenTheTotalTimeIsUp() throws Exception {
-        limits = new HostConfig.Limits(
-                8192,
-                Duration.ofSeconds(10),
-                Duration.ofSeconds(10),
-                Duration.ofMinutes(15),
-                512,
-                16_384,
-                1_048_576,
-                1024,
-                1024,
-                Duration.ofMillis(300));
+        limits = httpLimits(1024, 1024, Duration.ofMillis(300));
         start(RecordingOrigin.answering(""));
 
         String answer = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
