@@ -3,11 +3,11 @@ package io.portcullis.relay.tunnel;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
-import io.netty.channel.EventLoop;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.transport.Transport;
 import java.net.InetSocketAddress;
@@ -43,47 +43,59 @@ public final class Dialer {
     public record Failed(DenyCode code, String detail) implements Outcome {}
 
     /**
-     * Dials {@code addresses} on {@code loop}; completes on that loop.
+     * Dials {@code addresses} for {@code client}, on its event loop; completes on that loop. Once
+     * the client has closed, the attempt under way is closed and no further address is dialed
+     * ({@code client-closed}): a dial holds a descriptor that no budget counts once its client has
+     * gone, and a DNS answer of many addresses that never answer would hold it for a connect
+     * timeout each.
      *
      * @param attempt told of each address before it is dialed
      */
     public CompletableFuture<Outcome> dial(
-            EventLoop loop, List<InetSocketAddress> addresses, Consumer<InetSocketAddress> attempt) {
+            Channel client, List<InetSocketAddress> addresses, Consumer<InetSocketAddress> attempt) {
         if (addresses.isEmpty()) {
             throw new IllegalArgumentException("addresses: [] (expected: at least one checked address)");
         }
         CompletableFuture<Outcome> result = new CompletableFuture<>();
         Bootstrap bootstrap = new Bootstrap()
-                .group(loop)
+                .group(client.eventLoop())
                 .option(ChannelOption.AUTO_READ, false)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
                 .handler(Placeholder.INSTANCE)
                 .disableResolver();
-        next(bootstrap, List.copyOf(addresses), 0, true, attempt, result);
+        next(client, bootstrap, List.copyOf(addresses), 0, true, attempt, result);
         return result;
     }
 
     private void next(
+            Channel client,
             Bootstrap bootstrap,
             List<InetSocketAddress> addresses,
             int index,
             boolean allTimedOut,
             Consumer<InetSocketAddress> attempt,
             CompletableFuture<Outcome> result) {
+        if (!client.isActive()) {
+            result.complete(new Failed(DenyCode.CLIENT_CLOSED, "the client left while its target was dialed"));
+            return;
+        }
         InetSocketAddress address = addresses.get(index);
         attempt.accept(address);
         ChannelFuture connect =
                 bootstrap.clone().channelFactory(transport.tcp().to(address)).connect(address);
+        ChannelFutureListener giveUp = closed -> connect.channel().close();
+        client.closeFuture().addListener(giveUp);
         connect.addListener(f -> {
+            client.closeFuture().removeListener(giveUp);
             if (f.isSuccess()) {
                 connect.channel().pipeline().remove(Placeholder.INSTANCE);
                 result.complete(new Connected(connect.channel(), address));
                 return;
             }
             boolean timedOut = allTimedOut && f.cause() instanceof ConnectTimeoutException;
-            if (index + 1 < addresses.size()) {
-                next(bootstrap, addresses, index + 1, timedOut, attempt, result);
+            if (index + 1 < addresses.size() || !client.isActive()) {
+                next(client, bootstrap, addresses, index + 1, timedOut, attempt, result);
             } else {
                 DenyCode code = timedOut ? DenyCode.CONNECT_TIMEOUT : DenyCode.CONNECT_FAILED;
                 result.complete(new Failed(code, address + ": " + f.cause().getMessage()));

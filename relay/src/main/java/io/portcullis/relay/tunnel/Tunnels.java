@@ -191,11 +191,10 @@ public final class Tunnels {
             UpstreamProxy.Request request = via.get().request(allow);
             proxied = Optional.of(request);
             via.get().checked(allow).ifPresent(record::dialing);
-            dialed = via.get()
-                    .reach(client.eventLoop(), allow, proxy -> record.upstream(proxy, "http://" + request.authority()));
+            dialed = via.get().reach(client, allow, proxy -> record.upstream(proxy, "http://" + request.authority()));
         } else {
             proxied = Optional.empty();
-            dialed = dialer.dial(client.eventLoop(), allow.dial(), record::dialing);
+            dialed = dialer.dial(client, allow.dial(), record::dialing);
         }
         dialed.thenAccept(outcome -> {
             metrics.connect().observe(System.nanoTime() - dialing);
@@ -212,6 +211,11 @@ public final class Tunnels {
                 case Dialer.Connected connected -> {
                     then.abandoned(client);
                     connected.channel().close();
+                }
+                case Dialer.Failed failed
+                when !client.isActive() -> {
+                    record.fail(failed.code());
+                    then.abandoned(client);
                 }
                 case Dialer.Failed failed -> {
                     log.debug("connection {}: {}", record.id(), failed.detail());

@@ -118,16 +118,16 @@ public final class UpstreamProxy {
     }
 
     /**
-     * Connects to the proxy itself, for a plain HTTP request for {@code allow} sent to it in
-     * absolute form; completes on {@code loop}.
+     * Connects to the proxy itself, for a plain HTTP request of {@code client} for {@code allow}
+     * sent to it in absolute form; completes on the client's event loop.
      */
     public CompletableFuture<Dialer.Outcome> reach(
-            EventLoop loop, Verdict.Allow allow, Consumer<InetSocketAddress> attempt) {
-        return proxyAddresses(loop, allow).thenCompose(addresses -> switch (addresses) {
+            Channel client, Verdict.Allow allow, Consumer<InetSocketAddress> attempt) {
+        return proxyAddresses(client.eventLoop(), allow).thenCompose(addresses -> switch (addresses) {
             case Unusable unusable ->
                 CompletableFuture.completedFuture(new Dialer.Failed(unusable.code(), unusable.detail()));
             case Judged judged ->
-                dialer.dial(loop, judged.addresses(), attempt).thenApply(UpstreamProxy::asUpstreamFailure);
+                dialer.dial(client, judged.addresses(), attempt).thenApply(UpstreamProxy::asUpstreamFailure);
         });
     }
 
@@ -200,12 +200,11 @@ public final class UpstreamProxy {
                     new Failed(DenyCode.CLIENT_CLOSED, "the client left before the upstream proxy answered", 0));
             return;
         }
-        EventLoop loop = client.eventLoop();
         String authority = authorities.get(index);
         Optional<InetSocketAddress> checked = authorities.size() == allow.dial().size() && !sendsName(allow)
                 ? Optional.of(allow.dial().get(index))
                 : Optional.empty();
-        dialer.dial(loop, proxies, proxy -> attempt.dialing(proxy, authority, checked))
+        dialer.dial(client, proxies, proxy -> attempt.dialing(proxy, authority, checked))
                 .thenAccept(dialed -> {
                     switch (dialed) {
                         case Dialer.Failed failed ->
