@@ -1,7 +1,6 @@
 package io.portcullis.relay.observe;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -9,6 +8,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,12 +28,20 @@ import org.slf4j.LoggerFactory;
  * file holds whole lines only ({@link LineFile}). Lines that could not be written (a full disk)
  * are dropped, not held: they are counted ({@link #dropped()}), and the log says so once when
  * writing fails and once, with the count, when it works again.
+ *
+ * <p>What waits for the writer is bounded too: past {@link #MAX_QUEUED} lines (a file that blocks,
+ * a reader of standard error that stopped reading) each new decision is dropped and counted, and
+ * the writer says how many once it catches up. A line that cannot be made, or a batch that fails
+ * in any other way, is dropped and counted; the writer itself keeps going.
  */
 public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JsonLineSink.class);
 
     /** One spawn's refusal lines written whole per second; the rest are folded. */
     public static final int REFUSALS_PER_SECOND = 100;
+
+    /** Decisions queued for the writer at most; more are dropped and counted. */
+    static final int MAX_QUEUED = 65_536;
 
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final int IDLE_LOOKS = 50;
@@ -46,6 +55,11 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private final InstantSource clock;
     private final Folding folding = new Folding(REFUSALS_PER_SECOND);
     private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    /** Decisions dropped because the queue was full, since the start; any thread adds. */
+    private final LongAdder overflowed = new LongAdder();
+
+    private long overflowSaid;
     private final Lines bytes = new Lines();
     private final Thread writer;
     private volatile boolean closed;
@@ -78,6 +92,11 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         return new JsonLineSink(LineFile.open(file), file.toString(), clock);
     }
 
+    /** Lines to {@code out}, named {@code name} in the relay's own log (a test's seam). */
+    static JsonLineSink to(LineOutput out, String name) {
+        return new JsonLineSink(out, name, InstantSource.system());
+    }
+
     /** The JSON text of one decision, without the line end. */
     public static String json(Decision decision) {
         return LogJson.text(decision);
@@ -89,14 +108,19 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
             log.warn("decision after the log closed: {}", json(decision));
             return;
         }
+        if (queued.incrementAndGet() > MAX_QUEUED) {
+            queued.decrementAndGet();
+            overflowed.increment();
+            return;
+        }
         queue.add(new Queued(decision, clock.millis()));
         wake();
     }
 
-    /** Lines that could not be written (the file failed), since the start. */
+    /** Lines that could not be written (the file failed, the writer fell behind), since the start. */
     @Override
     public long dropped() {
-        return dropped;
+        return dropped + overflowed.sum();
     }
 
     /** Lines written, summaries included, since the start. */
@@ -128,8 +152,12 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         while (!Thread.currentThread().isInterrupted()) {
             reopenIfAsked();
             for (Queued next = queue.poll(); next != null; next = queue.poll()) {
+                if (next != END) {
+                    queued.decrementAndGet();
+                }
                 batch.add(next);
             }
+            sayOverflow();
             if (batch.isEmpty()) {
                 writeDueSummaries();
                 idle = Math.min(idle + 1, IDLE_LOOKS);
@@ -137,7 +165,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
                 continue;
             }
             idle = 0;
-            boolean end = write(batch);
+            boolean end = writeOrDrop(batch);
             batch.clear();
             if (end) {
                 return;
@@ -179,6 +207,31 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         }
     }
 
+    /** Once the writer has caught up, how many decisions were dropped because it had fallen behind. */
+    private void sayOverflow() {
+        long overflow = overflowed.sum();
+        if (overflow != overflowSaid) {
+            log.warn(
+                    "decision log {}: the writer fell behind; {} lines were dropped ({} since the start)",
+                    name,
+                    overflow - overflowSaid,
+                    overflow);
+            overflowSaid = overflow;
+        }
+    }
+
+    /** As {@link #write(List)}; a batch that fails in any way is dropped and counted, and the writer goes on. */
+    private boolean writeOrDrop(List<Queued> batch) {
+        try {
+            return write(batch);
+        } catch (RuntimeException | Error e) {
+            long lost = batch.stream().filter(queued -> queued != END).count();
+            dropped += lost;
+            log.warn("decision log {}: {} lines were dropped: {}", name, lost, e.toString());
+            return batch.contains(END);
+        }
+    }
+
     /** Writes the batch up to the end marker; true when the marker was in it. */
     private boolean write(List<Queued> batch) {
         List<Object> lines = new ArrayList<>(batch.size());
@@ -206,7 +259,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         for (Object line : lines) {
             try {
                 bytes.add(LogJson.line(line));
-            } catch (UncheckedIOException e) {
+            } catch (RuntimeException e) {
                 unwritable++;
                 log.warn("decision log {}: a line could not be made: {}", name, e.toString());
             }

@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.portcullis.relay.testing.Decisions;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -16,7 +19,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -220,6 +226,77 @@ class JsonLineSinkTest {
             assertEquals(1, Files.readAllLines(rotated).size());
             assertTrue(LineFile.MODE.containsAll(Files.getPosixFilePermissions(file)));
         }
+    }
+
+    @Test
+    void pastTheQueuesBoundWhileTheWriterIsStuckDecisionsAreDroppedAndCounted() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        OutputStream stuck = new OutputStream() {
+            @Override
+            public void write(int b) {
+                throw new UnsupportedOperationException("whole lines only");
+            }
+
+            @Override
+            public synchronized void write(byte[] bytes, int offset, int length) {
+                entered.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                written.write(bytes, offset, length);
+            }
+        };
+        JsonLineSink sink = JsonLineSink.to(LineOutput.of(stuck), "a stuck stream");
+        sink.accept(decision(0));
+        assertTrue(entered.await(5, TimeUnit.SECONDS), "the writer never wrote");
+        for (int i = 1; i <= JsonLineSink.MAX_QUEUED + 1000; i++) {
+            sink.accept(decision(i));
+        }
+        assertEquals(1000, sink.dropped(), "what the queue could not hold");
+
+        release.countDown();
+        sink.close();
+
+        long lines = written.toString(StandardCharsets.UTF_8).lines().count();
+        assertEquals(JsonLineSink.MAX_QUEUED + 1, lines);
+        assertEquals(1000, sink.dropped());
+    }
+
+    @Test
+    void aBatchThatFailsInAnUnforeseenWayIsDroppedAndTheWriterGoesOn() throws Exception {
+        List<String> written = new CopyOnWriteArrayList<>();
+        AtomicInteger writes = new AtomicInteger();
+        LineOutput failingOnce = new LineOutput() {
+            @Override
+            public Written write(Lines lines) {
+                if (writes.incrementAndGet() == 1) {
+                    throw new IllegalStateException("a bug in the output");
+                }
+                written.add(new String(lines.bytes(), 0, lines.length(), StandardCharsets.UTF_8));
+                return new Written(lines.count(), null);
+            }
+
+            @Override
+            public void reopen() {}
+
+            @Override
+            public void close() {}
+        };
+        JsonLineSink sink = JsonLineSink.to(failingOnce, "a failing output");
+        sink.accept(decision(1));
+        awaitWritten(sink, 1);
+        assertEquals(1, sink.dropped());
+
+        sink.accept(decision(2));
+        awaitWritten(sink, 2);
+        sink.close();
+
+        assertEquals(1, written.size(), written.toString());
+        assertEquals(2, JSON.readTree(written.getFirst()).get("connection").asLong());
     }
 
     private static void awaitWritten(JsonLineSink sink, long count) throws Exception {
