@@ -257,6 +257,7 @@ class PlainHttpTest {
                 "not HTTP        | SSH-2.0-OpenSSH_9.6\\r\\n\\r\\n",
                 "a cut body      | HTTP/1.1 200 OK\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n5\\r\\nab",
                 "a bad chunk     | HTTP/1.1 200 OK\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\nzz\\r\\nab\\r\\n0\\r\\n\\r\\n",
+                "gzip, chunked   | HTTP/1.1 200 OK\\r\\nTransfer-Encoding: gzip, chunked\\r\\n\\r\\n3\\r\\nabc\\r\\n0\\r\\n\\r\\n",
             })
     void aMalformedAnswerIsNeverPassedOnWhole(String shape, String raw) throws Exception {
         start(RecordingOrigin.answering(raw.replace("\\r", "\r").replace("\\n", "\n")));
@@ -364,6 +365,16 @@ class PlainHttpTest {
             server.close();
             thread.interrupt();
         }
+    }
+
+    @Test
+    void aConnectionFieldTakesItsFieldsAwayButNeverTheLength() throws Exception {
+        start(RecordingOrigin.answering(
+                "HTTP/1.1 200 OK\r\nConnection: content-length, x-hop\r\nX-Hop: 1\r\nContent-Length: 5\r\n\r\nhello"));
+
+        String answer = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
+
+        assertEquals("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello", answer);
     }
 
     @Test

@@ -129,6 +129,11 @@ final class Answer extends ChannelInboundHandlerAdapter {
             }
         }
         HttpHeaders headers = response.headers();
+        if (!onlyChunked(headers)) {
+            // The relay passes no transfer coding on, so a body in gzip would reach the client unlabelled.
+            exchange.fail(DenyCode.BAD_RESPONSE);
+            return;
+        }
         boolean lengthSet = HttpUtil.isContentLengthSet(response);
         if (headRequest || status == 204 || status == 304) {
             body = Body.NONE;
@@ -147,7 +152,11 @@ final class Answer extends ChannelInboundHandlerAdapter {
                 removed.add(token.trim().toLowerCase(Locale.ROOT));
             }
         }
-        if (body != Body.LENGTH && body != Body.NONE) {
+        if (body == Body.LENGTH) {
+            // The framing is the relay's: a Connection token cannot take the length away (a cut answer would look
+            // whole).
+            removed.remove("content-length");
+        } else if (body != Body.NONE) {
             removed.add("content-length");
         }
         StringBuilder text = new StringBuilder(256)
@@ -170,6 +179,18 @@ final class Answer extends ChannelInboundHandlerAdapter {
         text.append("Connection: close\r\n\r\n");
         exchange.answered();
         write(ctx, Unpooled.copiedBuffer(text, StandardCharsets.ISO_8859_1));
+    }
+
+    /** Whether every transfer coding named is {@code chunked} (or none is). */
+    private static boolean onlyChunked(HttpHeaders headers) {
+        for (String field : headers.getAll("Transfer-Encoding")) {
+            for (String coding : field.split(",", -1)) {
+                if (!coding.trim().equalsIgnoreCase("chunked")) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private void content(ChannelHandlerContext ctx, HttpContent content) {
