@@ -11,16 +11,25 @@ import java.util.Map;
 /**
  * Maps what the kernel and Docker readers found to the public evidence records. The evidence is
  * what a person reads (a decision line, {@code portcullis owner}); the judge reads the full
- * values. A program can give its own service an argv of two megabytes, or its container labels of
- * any length, and every decision line carries the evidence, so the shown values are cut: each
- * argv element and label value to {@link #CHARS} characters, a process's argv to {@link #ARGV_CHARS}
- * in all; what is cut says how much was left out.
+ * values. A program can give its own service an argv of two megabytes (or of a hundred thousand
+ * empty arguments), fork it many times, or give its container many long labels, and every decision
+ * line carries the evidence, so what is shown is bounded: each argv element, label value, cwd and
+ * exe to {@link #CHARS} characters (a path to {@link #ARGV_CHARS}), a process's argv to {@link
+ * #ARGV_CHARS} in all (each element counting at least {@link #ELEMENT_COST}, as its quotes and
+ * comma in a line do), {@link #PROCESSES} processes and {@link #LABELS} labels; what is cut says
+ * how much was left out.
  */
 final class Evidence {
-    /** The most characters of one shown argv element or label value. */
+    /** The most characters of one shown argv element, label name or value. */
     static final int CHARS = 1024;
-    /** The most characters of one process's shown argv, all elements together. */
+    /** The most characters of one process's shown argv, all elements together, and of a path. */
     static final int ARGV_CHARS = 4096;
+    /** What one argv element costs beyond its characters. */
+    static final int ELEMENT_COST = 3;
+    /** The most processes shown for one answer. */
+    static final int PROCESSES = 16;
+    /** The most labels shown for one container (by name, in order); a last one says how many more. */
+    static final int LABELS = 64;
 
     private Evidence() {}
 
@@ -43,29 +52,45 @@ final class Evidence {
     }
 
     static OwnerEvidence.Process process(ProcessInfo p, long inode) {
-        return new OwnerEvidence.Process(p.pid(), p.uid(), shown(p.argv()), p.cwd(), p.exe(), inode);
+        return new OwnerEvidence.Process(p.pid(), p.uid(), shown(p.argv()), path(p.cwd()), path(p.exe()), inode);
     }
 
     static OwnerEvidence.Container container(ContainerInfo c) {
-        Map<String, String> labels = new HashMap<>();
-        c.labels().forEach((name, value) -> labels.put(name, cut(value, CHARS)));
-        return new OwnerEvidence.Container(c.id(), c.name(), labels);
+        return new OwnerEvidence.Container(c.id(), c.name(), shown(c.labels()));
     }
 
     /** {@code argv} as shown: each element cut to {@link #CHARS}, all of them to {@link #ARGV_CHARS}. */
     static List<String> shown(List<String> argv) {
-        List<String> shown = new ArrayList<>(argv.size());
+        List<String> shown = new ArrayList<>(Math.min(argv.size(), ARGV_CHARS / ELEMENT_COST + 1));
         int left = ARGV_CHARS;
         for (int i = 0; i < argv.size(); i++) {
-            if (left <= 0) {
+            int most = Math.min(CHARS, left - ELEMENT_COST);
+            if (most < 1) {
                 shown.add("… (" + (argv.size() - i) + " more arguments)");
                 break;
             }
-            String element = cut(argv.get(i), Math.min(CHARS, left));
-            shown.add(element);
-            left -= Math.min(argv.get(i).length(), Math.min(CHARS, left));
+            String element = argv.get(i);
+            shown.add(cut(element, most));
+            left -= Math.min(element.length(), most) + ELEMENT_COST;
         }
         return shown;
+    }
+
+    /** {@code labels} as shown: the first {@link #LABELS} by name, names and values cut to {@link #CHARS}. */
+    static Map<String, String> shown(Map<String, String> labels) {
+        Map<String, String> shown = new HashMap<>();
+        List<String> names = labels.keySet().stream().sorted().toList();
+        for (String name : names.subList(0, Math.min(names.size(), LABELS))) {
+            shown.put(cut(name, CHARS), cut(labels.get(name), CHARS));
+        }
+        if (names.size() > LABELS) {
+            shown.put("…", "(" + (names.size() - LABELS) + " more labels)");
+        }
+        return shown;
+    }
+
+    private static String path(String path) {
+        return path == null ? null : cut(path, ARGV_CHARS);
     }
 
     /** {@code text}, or its first {@code most} characters (never half a surrogate pair) and how many more there were. */

@@ -142,7 +142,11 @@ final class OwnerJudge {
                 seen.holders = sources.processes().holding(inodes, config.gatewayUid());
             }
             List<ProcessInfo> holders = seen.holders.getOrDefault(listener.inode(), List.of());
-            holders.forEach(p -> seen.processes.add(Evidence.process(p, listener.inode())));
+            for (ProcessInfo holder : holders) {
+                if (seen.processes.size() < Evidence.PROCESSES) {
+                    seen.processes.add(Evidence.process(holder, listener.inode()));
+                }
+            }
             return rules.gatewayUser(query.source(), holders);
         }
         if (listener.uid() == 0) {

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -42,9 +44,31 @@ class EvidenceTest {
                         "x".repeat(1024),
                         "x".repeat(1024),
                         "x".repeat(1024),
-                        "x".repeat(1024),
+                        "x".repeat(1012) + "… (12 more characters)",
                         "… (2044 more arguments)"),
                 shown);
+    }
+
+    @Test
+    void emptyArgumentsCountToo() {
+        List<String> shown = Evidence.shown(Collections.nCopies(100_000, ""));
+        assertEquals(1366, shown.size());
+        assertEquals("… (98635 more arguments)", shown.getLast());
+    }
+
+    @Test
+    void atMost64LabelsAreShownByNameAndTheRestCounted() {
+        Map<String, String> labels = new HashMap<>();
+        for (int i = 0; i < 100; i++) {
+            labels.put("label-%03d".formatted(i), "v".repeat(i == 0 ? 5000 : 1));
+        }
+        Map<String, String> shown = Evidence.shown(labels);
+        assertEquals(65, shown.size());
+        assertEquals("(36 more labels)", shown.get("…"));
+        assertEquals("v".repeat(1024) + "… (3976 more characters)", shown.get("label-000"));
+        assertTrue(
+                shown.containsKey("label-063") && !shown.containsKey("label-064"),
+                shown.keySet().toString());
     }
 
     @Test
@@ -64,6 +88,6 @@ class EvidenceTest {
         List<String> shown = Evidence.shown(
                 List.of("a".repeat(1000), "b".repeat(1000), "c".repeat(1000), "d".repeat(1000), "e".repeat(200)));
         assertEquals(5, shown.size(), shown.toString());
-        assertEquals("e".repeat(96) + "… (104 more characters)", shown.get(4));
+        assertEquals("e".repeat(81) + "… (119 more characters)", shown.get(4));
     }
 }
