@@ -150,27 +150,39 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         List<Queued> batch = new ArrayList<>();
         int idle = 0;
         while (!Thread.currentThread().isInterrupted()) {
-            reopenIfAsked();
-            for (Queued next = queue.poll(); next != null; next = queue.poll()) {
-                if (next != END) {
-                    queued.decrementAndGet();
+            try {
+                reopenIfAsked();
+                for (Queued next = queue.poll(); next != null; next = queue.poll()) {
+                    if (next != END) {
+                        queued.decrementAndGet();
+                    }
+                    batch.add(next);
                 }
-                batch.add(next);
+                if (batch.isEmpty()) {
+                    sayOverflow();
+                    writeDueSummaries();
+                    idle = Math.min(idle + 1, IDLE_LOOKS);
+                    waitForLines(idle == IDLE_LOOKS && !folding.pending());
+                    continue;
+                }
+                idle = 0;
+                boolean end = write(batch);
+                batch.clear();
+                if (end) {
+                    return;
+                }
+                LockSupport.parkNanos(LINGER_NANOS);
+            } catch (RuntimeException | Error e) {
+                // Whatever failed, the writer goes on: a thread that ended would leave every later line queued.
+                long lost = batch.stream().filter(queued -> queued != END).count();
+                dropped += lost;
+                log.warn("decision log {}: {} lines were dropped: {}", name, lost, e.toString());
+                boolean end = batch.contains(END);
+                batch.clear();
+                if (end) {
+                    return;
+                }
             }
-            sayOverflow();
-            if (batch.isEmpty()) {
-                writeDueSummaries();
-                idle = Math.min(idle + 1, IDLE_LOOKS);
-                waitForLines(idle == IDLE_LOOKS && !folding.pending());
-                continue;
-            }
-            idle = 0;
-            boolean end = writeOrDrop(batch);
-            batch.clear();
-            if (end) {
-                return;
-            }
-            LockSupport.parkNanos(LINGER_NANOS);
         }
     }
 
@@ -207,7 +219,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         }
     }
 
-    /** Once the writer has caught up, how many decisions were dropped because it had fallen behind. */
+    /** Once the writer has caught up (nothing queued), how many decisions were dropped because it had fallen behind. */
     private void sayOverflow() {
         long overflow = overflowed.sum();
         if (overflow != overflowSaid) {
@@ -217,18 +229,6 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
                     overflow - overflowSaid,
                     overflow);
             overflowSaid = overflow;
-        }
-    }
-
-    /** As {@link #write(List)}; a batch that fails in any way is dropped and counted, and the writer goes on. */
-    private boolean writeOrDrop(List<Queued> batch) {
-        try {
-            return write(batch);
-        } catch (RuntimeException | Error e) {
-            long lost = batch.stream().filter(queued -> queued != END).count();
-            dropped += lost;
-            log.warn("decision log {}: {} lines were dropped: {}", name, lost, e.toString());
-            return batch.contains(END);
         }
     }
 
@@ -264,7 +264,13 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
                 log.warn("decision log {}: a line could not be made: {}", name, e.toString());
             }
         }
-        LineOutput.Written result = bytes.count() == 0 ? new LineOutput.Written(0, null) : out.write(bytes);
+        LineOutput.Written result;
+        try {
+            result = bytes.count() == 0 ? new LineOutput.Written(0, null) : out.write(bytes);
+        } catch (RuntimeException e) {
+            // Counted once, as a failed write: none of these lines is known to be in the file.
+            result = new LineOutput.Written(0, new IOException("the output failed: " + e, e));
+        }
         written += result.lines();
         long lost = bytes.count() - result.lines() + unwritable;
         dropped += lost;

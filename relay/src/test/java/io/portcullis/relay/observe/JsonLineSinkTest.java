@@ -259,6 +259,7 @@ class JsonLineSinkTest {
         assertEquals(1000, sink.dropped(), "what the queue could not hold");
 
         release.countDown();
+        awaitWritten(sink, JsonLineSink.MAX_QUEUED + 1001);
         sink.close();
 
         long lines = written.toString(StandardCharsets.UTF_8).lines().count();
@@ -300,10 +301,10 @@ class JsonLineSinkTest {
     }
 
     private static void awaitWritten(JsonLineSink sink, long count) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (sink.written() + sink.dropped() < count) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("fewer than " + count + " lines handled after 5 s: written " + sink.written()
+                throw new AssertionError("fewer than " + count + " lines handled after 30 s: written " + sink.written()
                         + ", dropped " + sink.dropped());
             }
             Thread.sleep(5);
