@@ -310,8 +310,10 @@ class PlainHttpTest {
             }
             long held = flooding.written() - received;
             assertTrue(received > 0, "the client received nothing: " + decisions.peek());
+            // The kernel's buffers on both sides (a few MiB each by default, more where tcp_rmem and
+            // tcp_wmem allow) are in flight too; reading on at every piece pulls nearly all of it.
             assertTrue(
-                    held < 32L << 20,
+                    held < body / 2,
                     (held >> 20) + " MiB written by the origin and not yet read by the client: the relay read on"
                             + " faster than it wrote");
         }
@@ -375,6 +377,15 @@ class PlainHttpTest {
         String answer = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
 
         assertEquals("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello", answer);
+    }
+
+    @Test
+    void aHeadAnswerMayNameAnyTransferCodingSinceItHasNoBody() throws Exception {
+        start(RecordingOrigin.answering("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"));
+
+        String answer = exchange("HEAD http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
+
+        assertEquals("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", answer);
     }
 
     @Test

@@ -129,11 +129,6 @@ final class Answer extends ChannelInboundHandlerAdapter {
             }
         }
         HttpHeaders headers = response.headers();
-        if (!onlyChunked(headers)) {
-            // The relay passes no transfer coding on, so a body in gzip would reach the client unlabelled.
-            exchange.fail(DenyCode.BAD_RESPONSE);
-            return;
-        }
         boolean lengthSet = HttpUtil.isContentLengthSet(response);
         if (headRequest || status == 204 || status == 304) {
             body = Body.NONE;
@@ -145,6 +140,11 @@ final class Answer extends ChannelInboundHandlerAdapter {
             }
         } else {
             body = http11Client ? Body.CHUNKED : Body.UNTIL_CLOSE;
+        }
+        if (body != Body.NONE && !onlyChunked(headers)) {
+            // The relay passes no transfer coding on, so a body in gzip would reach the client unlabelled.
+            exchange.fail(DenyCode.BAD_RESPONSE);
+            return;
         }
         Set<String> removed = new HashSet<>(HOP_BY_HOP);
         for (String connection : headers.getAll("Connection")) {
@@ -229,8 +229,10 @@ final class Answer extends ChannelInboundHandlerAdapter {
 
     /**
      * Writes to the client; the next piece of the answer is read once every write is done. One
-     * read of the upstream may give many pieces (8 KiB each, or a chunk each), and reading again
-     * after the first of them would let a client that reads slowly pile the whole answer up here.
+     * read of the upstream may give many pieces (8 KiB each, or a chunk each); reading again after
+     * the first of them is written, while the rest wait, would let a client that reads slowly pile
+     * the answer up here. A write often completes at once, inside the read that gave its piece, so
+     * what waits is at most about two reads' worth.
      */
     private void write(ChannelHandlerContext ctx, ByteBuf bytes) {
         ConnectionRecord.of(client).down(bytes.readableBytes());

@@ -243,7 +243,9 @@ public final class Exchange {
     /**
      * Passes the client's body on to upstream, one piece per write, and drops what follows it. One
      * read of the client may give many pieces (a chunk each); the next read waits until all of
-     * them are written, so a slow upstream holds at most one read's worth, however small the chunks.
+     * them are written, so a slow upstream holds about two reads' worth at most (a write that
+     * completes at once re-arms the read before the rest of its read is handled), however small
+     * the chunks.
      */
     private final class BodyUp extends ChannelInboundHandlerAdapter {
         private int unwritten;

@@ -209,7 +209,12 @@ public final class UpstreamProxy {
                     switch (dialed) {
                         case Dialer.Failed failed ->
                             result.complete(
-                                    new Failed(DenyCode.UPSTREAM_FAILED, "the upstream proxy: " + failed.detail(), 0));
+                                    failed.code() == DenyCode.CLIENT_CLOSED
+                                            ? new Failed(DenyCode.CLIENT_CLOSED, failed.detail(), 0)
+                                            : new Failed(
+                                                    DenyCode.UPSTREAM_FAILED,
+                                                    "the upstream proxy: " + failed.detail(),
+                                                    0));
                         case Dialer.Connected connected ->
                             handshake(client, connected, authority).whenComplete((outcome, error) -> {
                                 if (error != null) {
@@ -443,8 +448,9 @@ public final class UpstreamProxy {
         return new Judged(judged);
     }
 
+    /** A failure to reach the proxy is the proxy's; a client that left meanwhile stays {@code client-closed}. */
     private static Dialer.Outcome asUpstreamFailure(Dialer.Outcome outcome) {
-        return outcome instanceof Dialer.Failed failed
+        return outcome instanceof Dialer.Failed failed && failed.code() != DenyCode.CLIENT_CLOSED
                 ? new Dialer.Failed(DenyCode.UPSTREAM_FAILED, "the upstream proxy: " + failed.detail())
                 : outcome;
     }

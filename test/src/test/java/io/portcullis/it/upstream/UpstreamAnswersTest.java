@@ -13,6 +13,12 @@ import io.portcullis.it.world.TestWorld;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.testing.Line;
 import io.portcullis.world.DnsAnswer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +39,14 @@ class UpstreamAnswersTest {
               {"target": "origin.test:80", "scheme": "http"}]}
             """;
     private static final String ESTABLISHED = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+    /** A spawn's client that sends {@code CONNECT origin.test:7}, waits half a second and resets its connection. */
+    private static final String RESET_AFTER_CONNECT = "python3 -c \"import os, socket, struct, time\n"
+            + "s = socket.create_connection(('127.0.0.1', int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1])))\n"
+            + "s.sendall(b'CONNECT origin.test:7 HTTP/1.1\\r\\nHost: origin.test:7\\r\\n\\r\\n')\n"
+            + "time.sleep(0.5)\n"
+            + "s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))\n"
+            + "s.close()\"";
 
     @BeforeEach
     void zone() {
@@ -139,6 +153,58 @@ class UpstreamAnswersTest {
         }
     }
 
+    /**
+     * A client that resets while the proxy itself is still being dialed (its accept queue full, so
+     * the SYN goes unanswered): the relay's connection attempt to the proxy ends at once instead of
+     * waiting out the connect timeout, and the line does not blame the proxy.
+     */
+    @Test
+    void aClientThatResetsWhileTheProxyIsDialedEndsTheDialAndIsNotTheProxysFailure() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            List<Socket> queued = new ArrayList<>();
+            try {
+                for (boolean full = false; !full; ) {
+                    Socket next = new Socket();
+                    queued.add(next);
+                    try {
+                        next.connect(silent.getLocalSocketAddress(), 200);
+                    } catch (SocketTimeoutException e) {
+                        full = true;
+                    }
+                    assertTrue(queued.size() < 16, "the accept queue never filled");
+                }
+                String host =
+                        host("127.0.0.1:" + silent.getLocalPort(), "", "\"limits\": {\"connectTimeoutMillis\": 20000}");
+                try (Spawn spawn = Spawn.withHost(world.dir(), host, POLICY)) {
+                    long start = System.nanoTime();
+                    // A reset, not a FIN: a client that only ends its input may still want its tunnel.
+                    Run run = spawn.run(RESET_AFTER_CONNECT, 60);
+                    Decision line = spawn.next();
+                    assertTrue(!"upstream-failed".equals(Line.of(line).code()), line + " " + run);
+                    for (long deadline = System.nanoTime() + 5_000_000_000L; dialing(silent.getLocalPort()); ) {
+                        assertTrue(System.nanoTime() < deadline, "the dial to the proxy outlived its client by 5 s");
+                        Thread.sleep(50);
+                    }
+                    assertTrue(System.nanoTime() - start < 15_000_000_000L, "within the 20 s connect timeout");
+                }
+            } finally {
+                for (Socket socket : queued) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    /** Whether a connection to {@code port} on loopback is still in SYN-SENT (read with {@code ss}). */
+    private static boolean dialing(int port) throws Exception {
+        Process ss = new ProcessBuilder("ss", "-Htn", "state", "syn-sent", "( dport = :" + port + " )")
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, ss.waitFor(), out);
+        return !out.isBlank();
+    }
+
     /** A client that resets its connection while the proxy has not answered: the relay gives the handshake up. */
     @Test
     void aClientThatResetsDuringTheHandshakeClosesTheProxysConnectionAtOnce() throws Exception {
@@ -146,14 +212,7 @@ class UpstreamAnswersTest {
             String host = host("127.0.0.1:" + proxy.port(), "", "\"limits\": {\"connectTimeoutMillis\": 20000}");
             try (Spawn spawn = Spawn.withHost(world.dir(), host, POLICY)) {
                 long start = System.nanoTime();
-                Run run = spawn.run(
-                        "python3 -c \"import os, socket, struct, time\n"
-                                + "s = socket.create_connection(('127.0.0.1', int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1])))\n"
-                                + "s.sendall(b'CONNECT origin.test:7 HTTP/1.1\\r\\nHost: origin.test:7\\r\\n\\r\\n')\n"
-                                + "time.sleep(0.5)\n"
-                                + "s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))\n"
-                                + "s.close()\"",
-                        60);
+                Run run = spawn.run(RESET_AFTER_CONNECT, 60);
                 assertEquals(0, run.exit(), run.toString());
                 for (long deadline = System.nanoTime() + 5_000_000_000L; proxy.ended() == 0; ) {
                     assertTrue(System.nanoTime() < deadline, "the proxy's connection outlived the client by 5 s");
