@@ -6,6 +6,7 @@ import io.netty.util.AttributeKey;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Verdict;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -207,13 +208,16 @@ public final class ConnectionRecord {
     }
 
     /**
-     * What every handler's {@code exceptionCaught} does: one log line with the connection id, the
-     * record settled with {@code relay-error} (unless it was settled already), and close.
+     * What every handler of a client's connection does in {@code exceptionCaught}: one log line with
+     * the connection id, the record settled (unless it was settled already), and close. An I/O
+     * error there is the client's socket failing (a reset, mostly), so the record says {@code
+     * client-closed}; anything else is {@code relay-error}. A program that resets its connections
+     * cannot fill the log with the relay's errors.
      */
     public static void closeOnFailure(ChannelHandlerContext ctx, Throwable cause) {
         ConnectionRecord record = of(ctx.channel());
         log.debug("connection {}: {}", record.id(), cause.toString());
-        record.fail(DenyCode.RELAY_ERROR);
+        record.fail(cause instanceof IOException ? DenyCode.CLIENT_CLOSED : DenyCode.RELAY_ERROR);
         ctx.close();
     }
 

@@ -53,8 +53,12 @@ public enum DenyCode {
     BAD_RESPONSE("bad-response", "the upstream's answer is malformed or switches protocols"),
     RESPONSE_TOO_LARGE("response-too-large", "the upstream's answer is larger than the limit"),
     HTTP_TIMEOUT("http-timeout", "the request and its answer did not finish in time"),
-    CLIENT_CLOSED("client-closed", "the client closed the connection before the relay answered"),
-    RELAY_ERROR("relay-error", "the relay failed while handling the connection"),
+    CLIENT_CLOSED(
+            "client-closed",
+            "the client closed (or reset) the connection before the relay answered, or its socket failed"),
+    RELAY_ERROR(
+            "relay-error",
+            "the relay failed while handling the connection (never an I/O error of the client's socket)"),
     OWN_NAMES_UNRESOLVED(
             "own-names-unresolved",
             "an own name of this host cannot be resolved, so the internet shape refuses every target"),
