@@ -70,16 +70,8 @@ public final class Exchange {
     /**
      * Sends {@code outgoing} upstream and its answer back. Both channels have auto-read off and the
      * client's pipeline holds no handler that reads bytes; {@code early} (bytes after the head) is
-     * released here.
-     */
-    public static void start(
-            Channel client, Channel upstream, Outgoing outgoing, boolean http11Client, ByteBuf early, Limits limits) {
-        start(client, upstream, outgoing, false, http11Client, early, limits);
-    }
-
-    /**
-     * As {@link #start(Channel, Channel, Outgoing, boolean, ByteBuf, Limits)}; {@code viaProxy}: the
-     * upstream is the host's upstream proxy (SPEC R25), whose own answers the client is not given.
+     * released here. {@code viaProxy}: the upstream is the host's upstream proxy (SPEC R25), whose
+     * own answers the client is not given.
      */
     private static void start(
             Channel client,

@@ -59,7 +59,6 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     /** Decisions dropped because the queue was full, since the start; any thread adds. */
     private final LongAdder overflowed = new LongAdder();
 
-    private long overflowSaid;
     private final Lines bytes = new Lines();
     private final Thread writer;
     private volatile boolean closed;
@@ -68,6 +67,9 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private volatile long dropped;
     private volatile long written;
     private long droppedInEpisode;
+    /** How many of {@link #overflowed} the writer has warned of; the writer's thread only. */
+    private long overflowSaid;
+
     private boolean failing;
 
     private JsonLineSink(LineOutput out, String name, InstantSource clock) {

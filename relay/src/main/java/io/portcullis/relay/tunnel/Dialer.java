@@ -42,6 +42,9 @@ public final class Dialer {
     /** Every address failed: {@code connect-timeout} when each timed out, else {@code connect-failed}. */
     public record Failed(DenyCode code, String detail) implements Outcome {}
 
+    private static final Failed CLIENT_GONE =
+            new Failed(DenyCode.CLIENT_CLOSED, "the client left while its target was dialed");
+
     /**
      * Dials {@code addresses} for {@code client}, on its event loop; completes on that loop. Once
      * the client has closed, the attempt under way is closed and no further address is dialed
@@ -77,7 +80,7 @@ public final class Dialer {
             Consumer<InetSocketAddress> attempt,
             CompletableFuture<Outcome> result) {
         if (!client.isActive()) {
-            result.complete(new Failed(DenyCode.CLIENT_CLOSED, "the client left while its target was dialed"));
+            result.complete(CLIENT_GONE);
             return;
         }
         InetSocketAddress address = addresses.get(index);
@@ -94,7 +97,9 @@ public final class Dialer {
                 return;
             }
             boolean timedOut = allTimedOut && f.cause() instanceof ConnectTimeoutException;
-            if (index + 1 < addresses.size() || !client.isActive()) {
+            if (!client.isActive()) {
+                result.complete(CLIENT_GONE);
+            } else if (index + 1 < addresses.size()) {
                 next(client, bootstrap, addresses, index + 1, timedOut, attempt, result);
             } else {
                 DenyCode code = timedOut ? DenyCode.CONNECT_TIMEOUT : DenyCode.CONNECT_FAILED;

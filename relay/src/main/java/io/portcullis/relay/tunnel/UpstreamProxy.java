@@ -207,14 +207,10 @@ public final class UpstreamProxy {
         dialer.dial(client, proxies, proxy -> attempt.dialing(proxy, authority, checked))
                 .thenAccept(dialed -> {
                     switch (dialed) {
-                        case Dialer.Failed failed ->
-                            result.complete(
-                                    failed.code() == DenyCode.CLIENT_CLOSED
-                                            ? new Failed(DenyCode.CLIENT_CLOSED, failed.detail(), 0)
-                                            : new Failed(
-                                                    DenyCode.UPSTREAM_FAILED,
-                                                    "the upstream proxy: " + failed.detail(),
-                                                    0));
+                        case Dialer.Failed failed -> {
+                            Dialer.Failed proxyFailed = (Dialer.Failed) asUpstreamFailure(failed);
+                            result.complete(new Failed(proxyFailed.code(), proxyFailed.detail(), 0));
+                        }
                         case Dialer.Connected connected ->
                             handshake(client, connected, authority).whenComplete((outcome, error) -> {
                                 if (error != null) {
