@@ -28,8 +28,9 @@ import java.util.Optional;
 /**
  * The few Linux system calls of the hand-over (SPEC R4), through the JDK's FFM API: listening
  * sockets, a unix socket with SCM_RIGHTS both ways, the facts the relay checks about a received
- * socket, and execve for the entry becoming its command (R21). Linux x86_64 and aarch64 with
- * glibc: the struct layouts below are those of LP64 Linux.
+ * socket, and execve for the entry becoming its command (R21); and for the relay, reading a
+ * secret from a file that is checked as it is opened ({@link #openSecret}). Linux x86_64 and
+ * aarch64 with glibc: the struct layouts below are those of LP64 Linux.
  */
 @SuppressWarnings("restricted")
 public final class Posix {
@@ -58,6 +59,7 @@ public final class Posix {
     static final int F_SETFD = 2;
     static final int FD_CLOEXEC = 1;
     static final int O_NONBLOCK = 0x800;
+    static final int O_CLOEXEC = 0x80000;
     static final long SIOCGSKNS = 0x894C;
     static final long SIOCGIFFLAGS = 0x8913;
     static final int EINTR = 4;
@@ -109,6 +111,8 @@ public final class Posix {
         PPOLL(271, 73),
         CLOSE(3, 57),
         OPEN(257, 56),
+        READ(0, 63),
+        STATX(332, 291),
         SETNS(308, 268),
         SHUTDOWN(48, 210),
         FCNTL(72, 25),
@@ -449,12 +453,80 @@ public final class Posix {
     public static void enterNetworkNamespace(String path) throws Failure {
         int fd;
         try (Arena arena = Arena.ofConfined()) {
-            fd = check("open " + path, invoke(Call.OPEN, -100, arena.allocateFrom(path), 0x80000));
+            fd = check("open " + path, invoke(Call.OPEN, AT_FDCWD, arena.allocateFrom(path), O_CLOEXEC));
         }
         try {
             check("setns " + path, invoke(Call.SETNS, fd, 0x40000000));
         } finally {
             closeQuietly(fd);
+        }
+    }
+
+    /** What statx says of an open file: its type and permission bits, and its size. */
+    public record FileFacts(int mode, long size) {
+        private static final int S_IFMT = 0xF000;
+        private static final int S_IFREG = 0x8000;
+        private static final int S_IROTH = 0x4;
+
+        public boolean isRegularFile() {
+            return (mode & S_IFMT) == S_IFREG;
+        }
+
+        public boolean othersMayRead() {
+            return (mode & S_IROTH) != 0;
+        }
+    }
+
+    private static final int O_NOFOLLOW = AARCH64 ? 0x8000 : 0x20000;
+    private static final int AT_FDCWD = -100;
+    private static final int AT_EMPTY_PATH = 0x1000;
+    private static final int STATX_BASIC_STATS = 0x7ff;
+
+    /**
+     * Opens {@code path} for reading, close-on-exec, without following a link in its last part
+     * (ELOOP) and without waiting on a FIFO or a device: whatever the name gives is opened at once,
+     * and {@link #facts} of the descriptor then say what was opened. A check made on the
+     * descriptor holds for what is read from it, whatever the name is made to give afterwards.
+     */
+    public static int openSecret(String path) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            return check(
+                    "open", invoke(Call.OPEN, AT_FDCWD, arena.allocateFrom(path), O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        }
+    }
+
+    /** The facts of the open file {@code fd} (statx of the descriptor itself). */
+    public static FileFacts facts(int fd) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment statx = arena.allocate(256, 8);
+            check("statx", invoke(Call.STATX, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_BASIC_STATS, statx));
+            // struct statx, the same on every architecture: stx_mode (u16) at 28, stx_size at 40
+            return new FileFacts(Short.toUnsignedInt(statx.get(JAVA_SHORT, 28)), statx.get(JAVA_LONG, 40));
+        }
+    }
+
+    /**
+     * Reads {@code fd} to its end or until {@code max} bytes are read, whichever comes first; a
+     * descriptor that would block is an error (EAGAIN), since a regular file never does.
+     */
+    public static byte[] readAtMost(int fd, int max) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(Math.max(1, max));
+            long read = 0;
+            while (read < max) {
+                long n = invokeLong(Call.READ, fd, buffer.asSlice(read), max - read);
+                if (n < 0 && errno() == EINTR) {
+                    continue;
+                }
+                if (n < 0) {
+                    throw new Failure("read", errno());
+                }
+                if (n == 0) {
+                    break;
+                }
+                read += n;
+            }
+            return buffer.asSlice(0, read).toArray(ValueLayout.JAVA_BYTE);
         }
     }
 

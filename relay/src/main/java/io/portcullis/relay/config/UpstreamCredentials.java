@@ -1,19 +1,10 @@
 package io.portcullis.relay.config;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
+import io.portcullis.entry.handoff.Posix;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
-import java.util.Arrays;
 import java.util.Base64;
-import java.util.Set;
 
 /**
  * The upstream proxy's Basic credentials (SPEC R25, RFC 7617), read from a file of one line
@@ -28,10 +19,11 @@ final class UpstreamCredentials {
     /**
      * The {@code Proxy-Authorization} value for the credentials in {@code file}.
      *
-     * <p>The file is opened without following a link, and read only if the name still names the
-     * same file (device and inode), still regular and still not readable by every user, both before
-     * and after the read: someone who may write the file's folder cannot have the relay read
-     * another file through a link, nor swap a file in between the check and the read unnoticed.
+     * <p>The file is opened without following a link and without waiting on a FIFO, and the open
+     * file itself must be regular, not readable by every user and at most {@value #MAX_BYTES} bytes:
+     * what is checked is what is read, so someone who may write the file's folder can neither have
+     * the relay read another file through a link, nor swap one in after the check, nor hold the
+     * relay's load on a FIFO.
      *
      * @throws IllegalArgumentException with an "expected" sentence when the file cannot be read or is wrong
      */
@@ -39,50 +31,40 @@ final class UpstreamCredentials {
         return read(file, () -> {});
     }
 
-    /** As {@link #read(Path)}; {@code afterCheck} runs between the first check and the open (a test's seam). */
-    static String read(Path file, Runnable afterCheck) {
+    /** As {@link #read(Path)}; {@code afterOpen} runs between the open and the checks (a test's seam). */
+    static String read(Path file, Runnable afterOpen) {
         byte[] bytes;
+        int fd;
         try {
-            Object before = checked(file);
-            afterCheck.run();
-            try (SeekableByteChannel channel =
-                    Files.newByteChannel(file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
-                bytes = readAtMost(channel);
-            }
-            if (!before.equals(checked(file))) {
-                throw new IllegalArgumentException("a file that stays in place while it is read (it was replaced)");
-            }
-        } catch (IOException e) {
+            fd = Posix.openSecret(file.toString());
+        } catch (Posix.Failure e) {
             throw new IllegalArgumentException("a readable file of one line user:password (" + e.getMessage() + ")");
+        }
+        try {
+            afterOpen.run();
+            Posix.FileFacts facts = Posix.facts(fd);
+            if (facts.othersMayRead()) {
+                throw new IllegalArgumentException(
+                        "a file that only its owner and group can read (chmod 0600 or 0640)");
+            }
+            if (!facts.isRegularFile() || facts.size() > MAX_BYTES) {
+                throw tooLarge();
+            }
+            bytes = Posix.readAtMost(fd, MAX_BYTES + 1);
+        } catch (Posix.Failure e) {
+            throw new IllegalArgumentException("a readable file of one line user:password (" + e.getMessage() + ")");
+        } finally {
+            Posix.closeQuietly(fd);
+        }
+        if (bytes.length > MAX_BYTES) {
+            throw tooLarge();
         }
         return "Basic " + Base64.getEncoder().encodeToString(parse(bytes).getBytes(StandardCharsets.UTF_8));
     }
 
-    /** The file's identity (device and inode), once it is known to be a regular file not every user may read. */
-    private static Object checked(Path file) throws IOException {
-        PosixFileAttributes attributes =
-                Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (attributes.permissions().contains(PosixFilePermission.OTHERS_READ)) {
-            throw new IllegalArgumentException("a file that only its owner and group can read (chmod 0600 or 0640)");
-        }
-        if (!attributes.isRegularFile() || attributes.size() > MAX_BYTES || attributes.fileKey() == null) {
-            throw new IllegalArgumentException(
-                    "a regular file of one line user:password, at most " + MAX_BYTES + " bytes");
-        }
-        return attributes.fileKey();
-    }
-
-    /** Up to {@link #MAX_BYTES} bytes of {@code channel}; more is an error. */
-    private static byte[] readAtMost(SeekableByteChannel channel) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(MAX_BYTES + 1);
-        while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
-            // reads until the end or one byte past the limit
-        }
-        if (!buffer.hasRemaining()) {
-            throw new IllegalArgumentException(
-                    "a regular file of one line user:password, at most " + MAX_BYTES + " bytes");
-        }
-        return Arrays.copyOf(buffer.array(), buffer.position());
+    private static IllegalArgumentException tooLarge() {
+        return new IllegalArgumentException(
+                "a regular file of one line user:password, at most " + MAX_BYTES + " bytes");
     }
 
     /** The {@code user:password} in {@code bytes}: one line of UTF-8, its end of line optional. */

@@ -3,6 +3,7 @@ package io.portcullis.relay.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.relay.policy.HostConfig;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
@@ -103,28 +105,46 @@ class UpstreamConfigTest {
     }
 
     @Test
-    void aCredentialsFileSwappedForALinkAfterItsCheckIsNotFollowed() throws Exception {
-        Path file = secret("alice:pw\n");
+    void aCredentialsFileThatIsALinkIsNotFollowed() throws Exception {
         Path elsewhere = secret("mallory:taken\n");
         Path link = dir.resolve("link");
         Files.createSymbolicLink(link, elsewhere);
-        IllegalArgumentException e = assertThrows(
-                IllegalArgumentException.class, () -> UpstreamCredentials.read(file, () -> swap(link, file)));
-        assertTrue(e.getMessage().startsWith("a readable file of one line user:password ("), e.getMessage());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> UpstreamCredentials.read(link));
+        assertTrue(e.getMessage().startsWith("a readable file of one line user:password (open: "), e.getMessage());
         assertTrue(!e.getMessage().contains("mallory") && !e.getMessage().contains("taken"), e.getMessage());
     }
 
     @Test
-    void aCredentialsFileReplacedBetweenItsCheckAndItsReadIsRefused() throws Exception {
+    void aCredentialsFileReplacedOnceOpenIsStillTheFileCheckedAndRead() throws Exception {
         Path file = secret("alice:pw\n");
-        Path other = secret("mallory:taken\n");
-        IllegalArgumentException e = assertThrows(
-                IllegalArgumentException.class, () -> UpstreamCredentials.read(file, () -> swap(other, file)));
-        assertEquals("a file that stays in place while it is read (it was replaced)", e.getMessage());
+        Path other = dir.resolve("other");
+        Files.writeString(other, "mallory:taken\n");
+        Files.setPosixFilePermissions(other, PosixFilePermissions.fromString("rw-r--r--"));
         assertEquals(
-                "Basic " + Base64.getEncoder().encodeToString("mallory:taken".getBytes(StandardCharsets.UTF_8)),
-                UpstreamCredentials.read(file),
-                "read again, the file in place now is the one read");
+                basic("alice:pw"),
+                UpstreamCredentials.read(file, () -> swap(other, file)),
+                "the open file is the one checked and read, whatever the name gives meanwhile");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> UpstreamCredentials.read(file));
+        assertEquals(
+                "a file that only its owner and group can read (chmod 0600 or 0640)",
+                e.getMessage(),
+                "read again, the file in place now is checked");
+    }
+
+    @Test
+    void aFifoInPlaceOfTheCredentialsFileIsRefusedWithoutWaiting() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).start();
+        assertEquals(0, mkfifo.waitFor(), "mkfifo");
+        IllegalArgumentException e = assertTimeoutPreemptively(
+                Duration.ofSeconds(10),
+                () -> assertThrows(IllegalArgumentException.class, () -> UpstreamCredentials.read(fifo)),
+                "no writer ever opens the FIFO: a read that waited on it would never end");
+        assertEquals("a regular file of one line user:password, at most 4096 bytes", e.getMessage());
+    }
+
+    private static String basic(String credentials) {
+        return "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8));
     }
 
     @ParameterizedTest(name = "{0} bytes")
