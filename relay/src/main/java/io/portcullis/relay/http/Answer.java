@@ -18,7 +18,6 @@ import io.netty.util.ReferenceCountUtil;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
 import java.nio.charset.StandardCharsets;
-import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -146,12 +145,7 @@ final class Answer extends ChannelInboundHandlerAdapter {
             exchange.fail(DenyCode.BAD_RESPONSE);
             return;
         }
-        Set<String> removed = new HashSet<>(HOP_BY_HOP);
-        for (String connection : headers.getAll("Connection")) {
-            for (String token : connection.split(",", -1)) {
-                removed.add(token.trim().toLowerCase(Locale.ROOT));
-            }
-        }
+        Set<String> removed = HopByHop.fields(HOP_BY_HOP, headers.getAll("Connection"));
         if (body == Body.LENGTH) {
             // The framing is the relay's: a Connection token cannot take the length away (a cut answer would look
             // whole).

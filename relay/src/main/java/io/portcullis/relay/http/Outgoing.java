@@ -7,7 +7,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.portcullis.relay.tunnel.UpstreamProxy;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -53,12 +52,7 @@ public record Outgoing(HttpRequest request, Framing framing) {
      */
     public static Outgoing of(
             RequestHead head, Framing framing, String originTarget, String host, Predicate<String> drop) {
-        Set<String> removed = new HashSet<>(HOP_BY_HOP);
-        for (String connection : head.values("Connection")) {
-            for (String token : connection.split(",", -1)) {
-                removed.add(token.trim().toLowerCase(Locale.ROOT));
-            }
-        }
+        Set<String> removed = HopByHop.fields(HOP_BY_HOP, head.values("Connection"));
         HttpHeaders headers = new DefaultHttpHeaders();
         headers.add("Host", host);
         for (RequestHead.Field field : head.fields()) {
