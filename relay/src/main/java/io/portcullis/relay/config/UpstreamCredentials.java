@@ -38,7 +38,7 @@ final class UpstreamCredentials {
         try {
             fd = Posix.openSecret(file.toString());
         } catch (Posix.Failure e) {
-            throw new IllegalArgumentException("a readable file of one line user:password (" + e.getMessage() + ")");
+            throw unreadable(e);
         }
         try {
             afterOpen.run();
@@ -52,7 +52,7 @@ final class UpstreamCredentials {
             }
             bytes = Posix.readAtMost(fd, MAX_BYTES + 1);
         } catch (Posix.Failure e) {
-            throw new IllegalArgumentException("a readable file of one line user:password (" + e.getMessage() + ")");
+            throw unreadable(e);
         } finally {
             Posix.closeQuietly(fd);
         }
@@ -60,6 +60,10 @@ final class UpstreamCredentials {
             throw tooLarge();
         }
         return "Basic " + Base64.getEncoder().encodeToString(parse(bytes).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static IllegalArgumentException unreadable(Posix.Failure e) {
+        return new IllegalArgumentException("a readable file of one line user:password (" + e.getMessage() + ")");
     }
 
     private static IllegalArgumentException tooLarge() {
