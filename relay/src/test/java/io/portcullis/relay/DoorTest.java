@@ -93,7 +93,7 @@ class DoorTest {
         int offset = relay.spawns().size();
         SpawnHandle opened = relay.open(SpawnPolicyJson.parse("spawn.json", """
                 {"id": "%s", "network": "%s", "proxyPort": %d, "door": {"port": %d, "routes": %s, "tokenFile": "%s"}}""".formatted(
-                        id, network, 39080 + offset, DOOR + offset, ROUTES, parent.resolve(id + "-token"))));
+                        id, network, 28180 + offset, DOOR + offset, ROUTES, parent.resolve(id + "-token"))));
         TestEntry.handOver(opened);
         return opened;
     }

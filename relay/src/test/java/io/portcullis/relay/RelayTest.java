@@ -52,7 +52,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** The engine with real unix and TCP sockets on loopback; the judge is a table, the origin a local server. */
 @Timeout(30)
 class RelayTest {
-    private static final int PROXY = 39080;
+    /** Below the ephemeral range (32768-60999), where no connection of the run can hold it. */
+    private static final int PROXY = 28080;
+
     private static final int FORWARD = 5000;
     private static final int DOOR = 3001;
 
