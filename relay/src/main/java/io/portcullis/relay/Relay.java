@@ -416,7 +416,9 @@ public final class Relay implements AutoCloseable {
         handoffs.shutdownNow();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         retirement.closeAll(failures);
-        List<AutoCloseable> resources = new ArrayList<>(shared.current().get().owned());
+        // Closed in reverse: the generation's leases, then the factory's own hold on the shared parts.
+        List<AutoCloseable> resources = new ArrayList<>(List.of(factory));
+        resources.addAll(shared.current().get().owned());
         resources.addAll(owned);
         for (AutoCloseable resource : resources.reversed()) {
             try {
@@ -537,7 +539,13 @@ public final class Relay implements AutoCloseable {
                     decisions = sink;
                 }
                 GenerationFactory factory = new GenerationFactory(transport, metrics, wall, judge, ownerCheck);
-                Generation first = factory.build(1, host);
+                Generation first;
+                try {
+                    first = factory.build(1, host);
+                } catch (IOException | RuntimeException e) {
+                    factory.close();
+                    throw e;
+                }
                 descriptors.shortfall(first.limits()).ifPresent(log::warn);
                 return new Relay(this, first, factory, descriptors, decisions, owned);
             } catch (IOException | RuntimeException e) {
