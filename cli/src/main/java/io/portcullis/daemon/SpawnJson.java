@@ -7,6 +7,7 @@ import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.util.Collection;
+import java.util.Locale;
 
 /** How an open spawn is shown: the ready line of {@code portcullis relay} and the control API's answers. */
 public final class SpawnJson {
@@ -46,12 +47,17 @@ public final class SpawnJson {
         return line;
     }
 
-    /** The ready line with the spawn's id first and its open connections last. */
+    /**
+     * The ready line with the spawn's id first, then its open connections and its state ({@code
+     * waiting}, {@code serving}, {@code broken}, {@code stopped}); a broken spawn says why.
+     */
     static ObjectNode described(SpawnHandle handle) {
         ObjectNode node = JSON.createObjectNode();
         node.put("id", handle.id());
         node.setAll(ready(handle));
         node.put("openConnections", handle.openConnections());
+        node.put("state", handle.state().name().toLowerCase(Locale.ROOT));
+        handle.broken().ifPresent(why -> node.put("broken", why));
         return node;
     }
 

@@ -2,19 +2,30 @@ package io.portcullis.log;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.event.KeyValuePair;
 import org.slf4j.event.Level;
 
 /**
  * The process's operational log: one JSON object per line on standard error ({@link LogLine}),
  * at the level {@link #level(Level)} sets (info until then). Loggers outside Portcullis (Netty,
  * docker-java) write warnings and errors only, whatever the level: their debug lines are about
- * their own insides.
+ * their own insides. Each kind of line is rate-limited ({@link RateLimit}); once a second while
+ * lines were dropped, one line per kind says how many.
  */
 public final class JsonLog {
     private static final String OURS = "io.portcullis.";
+    private static final Duration REPORT_EVERY = Duration.ofSeconds(1);
 
     private static volatile Level level = Level.INFO;
+
+    private static final RateLimit LIMIT = new RateLimit(System::nanoTime);
+    /** Whether the thread that says what was dropped runs. */
+    private static final AtomicBoolean REPORTING = new AtomicBoolean();
 
     private JsonLog() {}
 
@@ -35,6 +46,52 @@ public final class JsonLog {
     static boolean enabled(boolean ours, Level asked) {
         int threshold = ours ? level.toInt() : Math.max(level.toInt(), Level.WARN.toInt());
         return asked.toInt() >= threshold;
+    }
+
+    /**
+     * Whether a line of this kind may be written now (SPEC R17); a line that may not is counted,
+     * and said later.
+     */
+    static boolean admit(String logger, Level level, String template) {
+        if (LIMIT.admit(new RateLimit.Kind(logger, level, String.valueOf(template)))) {
+            return true;
+        }
+        if (REPORTING.compareAndSet(false, true)) {
+            Thread.ofVirtual().name("json-log-dropped").start(JsonLog::report);
+        }
+        return false;
+    }
+
+    /** Says what was dropped once a second, and ends once nothing more was. */
+    private static void report() {
+        while (true) {
+            try {
+                Thread.sleep(REPORT_EVERY);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            List<RateLimit.Dropped> dropped = LIMIT.drain();
+            dropped.forEach(JsonLog::writeDropped);
+            if (dropped.isEmpty()) {
+                REPORTING.set(false);
+                // a line dropped after the drain, before the flag fell, started no thread
+                if (!LIMIT.pending() || !REPORTING.compareAndSet(false, true)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private static void writeDropped(RateLimit.Dropped dropped) {
+        RateLimit.Kind kind = dropped.kind();
+        write(LogLine.text(
+                Instant.now(),
+                kind.level(),
+                kind.logger(),
+                dropped.count() + " lines like this were dropped (each kind of line: at most " + RateLimit.BURST
+                        + " at once, then " + RateLimit.PER_SECOND + " a second)",
+                null,
+                List.of(new KeyValuePair("dropped", dropped.count()), new KeyValuePair("template", kind.template()))));
     }
 
     /** Writes {@code line} and its line end in one write to standard error as it is now. */

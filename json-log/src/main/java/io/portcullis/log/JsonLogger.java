@@ -15,6 +15,7 @@ import org.slf4j.spi.LoggingEventAware;
 /**
  * A logger that writes each event as one line of {@link JsonLog}. Events of the fluent API
  * ({@code log.atInfo().addKeyValue("spawn", id).log(...)}) keep their key-value pairs as fields.
+ * Every line is admitted by its kind's rate limit first ({@link JsonLog#admit}).
  */
 final class JsonLogger extends LegacyAbstractLogger implements LoggingEventAware {
     @Serial
@@ -60,12 +61,14 @@ final class JsonLogger extends LegacyAbstractLogger implements LoggingEventAware
     @Override
     protected void handleNormalizedLoggingCall(
             Level level, Marker marker, String pattern, Object[] arguments, Throwable thrown) {
-        write(level, MessageFormatter.basicArrayFormat(pattern, arguments), thrown, List.of());
+        if (JsonLog.admit(name, level, pattern)) {
+            write(level, MessageFormatter.basicArrayFormat(pattern, arguments), thrown, List.of());
+        }
     }
 
     @Override
     public void log(LoggingEvent event) {
-        if (!JsonLog.enabled(ours, event.getLevel())) {
+        if (!JsonLog.enabled(ours, event.getLevel()) || !JsonLog.admit(name, event.getLevel(), event.getMessage())) {
             return;
         }
         NormalizedParameters normalized = NormalizedParameters.normalize(event);

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,6 +105,39 @@ class JsonLoggerTest {
         List<JsonNode> lines = lines();
         assertEquals(ours, levels(lines, "io.portcullis.test.Level"));
         assertEquals(others, levels(lines, "io.netty.test.Level"));
+    }
+
+    /** SPEC R17: a flood of one kind of line is cut to its bucket, and a later line says how many were dropped. */
+    @Test
+    void aFloodOfOneKindIsCutAndCounted() throws Exception {
+        Logger log = LoggerFactory.getLogger("io.portcullis.test.Flood");
+        for (int i = 0; i < 1000; i++) {
+            log.warn("accept failed: {}", i);
+        }
+        log.warn("another kind");
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        List<JsonNode> dropped = List.of();
+        while (dropped.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            dropped = lines().stream().filter(line -> line.has("dropped")).toList();
+        }
+        List<JsonNode> lines = lines();
+        long written = lines.stream()
+                .filter(line -> line.get("message").asText().startsWith("accept failed: "))
+                .count();
+        assertTrue(written >= RateLimit.BURST && written < RateLimit.BURST + 10, "written: " + written);
+        assertEquals(
+                1,
+                lines.stream()
+                        .filter(line -> line.get("message").asText().equals("another kind"))
+                        .count());
+        assertEquals(1, dropped.size(), captured.toString(StandardCharsets.UTF_8));
+        assertEquals(1000 - written, dropped.getFirst().get("dropped").asLong());
+        assertEquals("accept failed: {}", dropped.getFirst().get("template").asText());
+        assertEquals(
+                "io.portcullis.test.Flood", dropped.getFirst().get("logger").asText());
+        assertEquals("warn", dropped.getFirst().get("level").asText());
     }
 
     private static String levels(List<JsonNode> lines, String logger) {

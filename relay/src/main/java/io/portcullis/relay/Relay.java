@@ -5,6 +5,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.EventExecutor;
+import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.entry.handoff.Receiver;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.WallProcesses;
@@ -20,9 +21,11 @@ import io.portcullis.relay.generation.Retirement;
 import io.portcullis.relay.handoff.SpawnPorts;
 import io.portcullis.relay.handoff.SpawnSocket;
 import io.portcullis.relay.handoff.StaleSpawns;
+import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.observe.JsonLineSink;
 import io.portcullis.relay.observe.Metrics;
+import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Rate;
 import io.portcullis.relay.policy.SpawnPolicy;
@@ -192,7 +195,38 @@ public final class Relay implements AutoCloseable {
 
     /** Accepts on the checked sockets of a hand-over; off the event loops (it waits for the registrations). */
     private Optional<String> adopt(SpawnHandle handle, SpawnInitializer.Spawn spawn, Receiver.Accepted accepted) {
-        return listeners.adopt(spawn, accepted, servers -> handle.listening(servers, accepted.namespace()));
+        return listeners.adopt(
+                spawn,
+                accepted,
+                servers -> handle.listening(servers, accepted.namespace()),
+                (socket, why) -> broken(handle, socket, why));
+    }
+
+    /**
+     * A handed-over socket of {@code handle} stopped accepting (SPEC R4): the spawn is marked broken
+     * and its sockets closed, with one warning, one decision line ({@code listener-broken}) and
+     * one count, however many of its sockets stop together.
+     */
+    private void broken(SpawnHandle handle, Handoff.Socket socket, String why) {
+        if (!handle.broke(socket + ": " + why)) {
+            return;
+        }
+        metrics.listenerBroken();
+        log.atWarn()
+                .addKeyValue("spawn", handle.id())
+                .addKeyValue("socket", socket.toString())
+                .log(
+                        "spawn {}: its {} socket stopped accepting: {}; the spawn is broken: its sockets are closed and"
+                                + " it takes no new connection until it is closed",
+                        handle.id(),
+                        socket,
+                        why);
+        ConnectionRecord record = ConnectionRecord.detached(
+                handle.id(), shared.ids().incrementAndGet(), shared.clock(), shared.decisions());
+        record.kind("listener");
+        record.target(socket.kind().label() + ":" + Handoff.text(socket.address()));
+        record.fail(DenyCode.LISTENER_BROKEN);
+        record.finish();
     }
 
     /** Whether a spawn's handed-over sockets belong to the network namespace {@code inode}. */
@@ -382,7 +416,9 @@ public final class Relay implements AutoCloseable {
         handoffs.shutdownNow();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         retirement.closeAll(failures);
-        List<AutoCloseable> resources = new ArrayList<>(shared.current().get().owned());
+        // Closed in reverse: the generation's leases, then the factory's own hold on the shared parts.
+        List<AutoCloseable> resources = new ArrayList<>(List.of(factory));
+        resources.addAll(shared.current().get().owned());
         resources.addAll(owned);
         for (AutoCloseable resource : resources.reversed()) {
             try {
@@ -503,7 +539,13 @@ public final class Relay implements AutoCloseable {
                     decisions = sink;
                 }
                 GenerationFactory factory = new GenerationFactory(transport, metrics, wall, judge, ownerCheck);
-                Generation first = factory.build(1, host);
+                Generation first;
+                try {
+                    first = factory.build(1, host);
+                } catch (IOException | RuntimeException e) {
+                    factory.close();
+                    throw e;
+                }
                 descriptors.shortfall(first.limits()).ifPresent(log::warn);
                 return new Relay(this, first, factory, descriptors, decisions, owned);
             } catch (IOException | RuntimeException e) {

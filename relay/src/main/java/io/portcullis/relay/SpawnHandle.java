@@ -25,8 +25,26 @@ import java.util.function.Consumer;
  * still there, the handed-over sockets (new connections in the namespace are then refused) and
  * every connection, and removes the door token's file; it is safe to call more than once, from
  * any thread but an event loop's (it waits for the channels to close).
+ *
+ * <p>A spawn whose handed-over socket stops accepting by itself (SPEC R4: shut down or destroyed
+ * from inside its namespace) is {@linkplain State#BROKEN broken}: every handed-over socket of it
+ * is closed, its open connections go on, and it stays open until closed.
  */
 public final class SpawnHandle implements AutoCloseable {
+    /** Where a spawn is in its life. */
+    public enum State {
+        /** Its socket waits for the entry's hand-over. */
+        WAITING,
+        /** The relay accepts on the handed-over sockets. */
+        SERVING,
+        /** A handed-over socket stopped accepting ({@code listener-broken}): the spawn takes no new connection. */
+        BROKEN,
+        /** The relay drains: the spawn takes no new connection. */
+        STOPPED,
+        /** Closed. */
+        CLOSED
+    }
+
     private final SpawnPolicy policy;
     private final SpawnPorts ports;
     private final SpawnSocket socket;
@@ -36,6 +54,7 @@ public final class SpawnHandle implements AutoCloseable {
     private final List<Channel> listeners = new ArrayList<>();
     private boolean closed;
     private boolean stopped;
+    private Optional<String> broken = Optional.empty();
     private long namespace;
 
     SpawnHandle(
@@ -124,6 +143,25 @@ public final class SpawnHandle implements AutoCloseable {
         return connections.size();
     }
 
+    /** Where the spawn is in its life now. */
+    public synchronized State state() {
+        if (closed) {
+            return State.CLOSED;
+        }
+        if (stopped) {
+            return State.STOPPED;
+        }
+        if (broken.isPresent()) {
+            return State.BROKEN;
+        }
+        return listeners.isEmpty() ? State.WAITING : State.SERVING;
+    }
+
+    /** Why the spawn is broken: which socket stopped accepting, and how; empty while it is not. */
+    public synchronized Optional<String> broken() {
+        return broken;
+    }
+
     /** Whether {@link #close()} ran. */
     public synchronized boolean isClosed() {
         return closed;
@@ -136,6 +174,25 @@ public final class SpawnHandle implements AutoCloseable {
         }
         listeners.addAll(servers);
         namespace = inode;
+        return true;
+    }
+
+    /**
+     * Marks the spawn broken because {@code why}, the first time only, and closes every
+     * handed-over socket; from any thread, an event loop's included (it waits for nothing).
+     *
+     * @return whether this call marked it: false when it was broken already, stopped or closed
+     */
+    boolean broke(String why) {
+        List<Channel> servers;
+        synchronized (this) {
+            if (closed || stopped || broken.isPresent()) {
+                return false;
+            }
+            broken = Optional.of(why);
+            servers = List.copyOf(listeners);
+        }
+        servers.forEach(Channel::close);
         return true;
     }
 

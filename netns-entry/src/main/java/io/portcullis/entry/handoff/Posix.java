@@ -68,6 +68,8 @@ public final class Posix {
     public static final int ENOENT = 2;
     public static final int EACCES = 13;
     public static final int ENOEXEC = 8;
+    public static final int ENXIO = 6;
+    public static final int ELOOP = 40;
     static final int CLOSE_RANGE_CLOEXEC = 4;
     static final int SIG_SETMASK = 2;
     static final int IPPROTO_TCP = 6;
@@ -121,6 +123,7 @@ public final class Posix {
         SIGPROCMASK(14, 135),
         SIGACTION(13, 134),
         PRLIMIT64(302, 261),
+        GETEUID(107, 175),
         EXECVE(59, 221);
 
         private final long number;
@@ -462,22 +465,44 @@ public final class Posix {
         }
     }
 
-    /** What statx says of an open file: its type and permission bits, and its size. */
-    public record FileFacts(int mode, long size) {
+    /** What statx says of an open file: its type and permission bits, its size and its owner. */
+    public record FileFacts(int mode, long size, int uid) {
         private static final int S_IFMT = 0xF000;
         private static final int S_IFREG = 0x8000;
+        private static final int S_IFIFO = 0x1000;
         private static final int S_IROTH = 0x4;
+        private static final int PERMISSIONS = 07777;
 
         public boolean isRegularFile() {
             return (mode & S_IFMT) == S_IFREG;
         }
 
+        public boolean isFifo() {
+            return (mode & S_IFMT) == S_IFIFO;
+        }
+
         public boolean othersMayRead() {
             return (mode & S_IROTH) != 0;
+        }
+
+        /** The permission bits (with set-user-id, set-group-id and sticky), e.g. {@code 0640}. */
+        public int permissions() {
+            return mode & PERMISSIONS;
+        }
+
+        /** Whether the permission bits are among {@code allowed}'s (0640: no more than the owner's rw, the group's r). */
+        public boolean permissionsAtMost(int allowed) {
+            return (permissions() & ~allowed) == 0;
         }
     }
 
     private static final int O_NOFOLLOW = AARCH64 ? 0x8000 : 0x20000;
+    private static final int O_RDONLY = 0;
+    private static final int O_WRONLY = 1;
+    private static final int O_CREAT = 0x40;
+    private static final int O_EXCL = 0x80;
+    private static final int O_APPEND = 0x400;
+    private static final int EEXIST = 17;
     private static final int AT_FDCWD = -100;
     private static final int AT_EMPTY_PATH = 0x1000;
     private static final int STATX_BASIC_STATS = 0x7ff;
@@ -489,10 +514,40 @@ public final class Posix {
      * descriptor holds for what is read from it, whatever the name is made to give afterwards.
      */
     public static int openSecret(String path) throws Failure {
-        try (Arena arena = Arena.ofConfined()) {
-            return check(
-                    "open", invoke(Call.OPEN, AT_FDCWD, arena.allocateFrom(path), O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        return open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
+    }
+
+    /**
+     * Opens {@code path} to append to it, close-on-exec: created new with {@code mode} (the umask
+     * narrows it) when nothing is there ({@code O_EXCL}: never an existing file, a link or a FIFO
+     * put in its place meanwhile), else opened as {@link #openSecret} opens, without following a
+     * link and without waiting on a FIFO (one with no reader is ENXIO at once). {@link #facts} of
+     * the descriptor then say what was opened.
+     */
+    public static Appending openAppend(String path, int mode) throws Failure {
+        int append = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
+        try {
+            return new Appending(open(path, append | O_CREAT | O_EXCL, mode), true);
+        } catch (Failure e) {
+            if (e.errno() != EEXIST) {
+                throw e;
+            }
         }
+        return new Appending(open(path, append | O_NONBLOCK, 0), false);
+    }
+
+    /** A descriptor open to append, and whether {@link #openAppend} made the file. */
+    public record Appending(int fd, boolean created) {}
+
+    private static int open(String path, int flags, int mode) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            return check("open", invoke(Call.OPEN, AT_FDCWD, arena.allocateFrom(path), flags, mode));
+        }
+    }
+
+    /** The effective uid of this process: the owner of the files it creates. */
+    public static int effectiveUid() {
+        return invoke(Call.GETEUID);
     }
 
     /** The facts of the open file {@code fd} (statx of the descriptor itself). */
@@ -500,8 +555,10 @@ public final class Posix {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment statx = arena.allocate(256, 8);
             check("statx", invoke(Call.STATX, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_BASIC_STATS, statx));
-            // struct statx, the same on every architecture: stx_mode (u16) at 28, stx_size at 40
-            return new FileFacts(Short.toUnsignedInt(statx.get(JAVA_SHORT, 28)), statx.get(JAVA_LONG, 40));
+            // struct statx, the same on every architecture: stx_uid (u32) at 20, stx_mode (u16) at 28,
+            // stx_size at 40
+            return new FileFacts(
+                    Short.toUnsignedInt(statx.get(JAVA_SHORT, 28)), statx.get(JAVA_LONG, 40), statx.get(JAVA_INT, 20));
         }
     }
 

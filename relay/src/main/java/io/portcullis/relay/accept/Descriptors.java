@@ -1,6 +1,7 @@
 package io.portcullis.relay.accept;
 
 import io.portcullis.entry.handoff.Posix;
+import io.portcullis.relay.generation.Retirement;
 import io.portcullis.relay.policy.HostConfig;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -10,15 +11,20 @@ import org.slf4j.LoggerFactory;
  * The relay's descriptor limit (SPEC R16). At start the soft limit is raised to the hard limit.
  * Each tunnel holds two descriptors (the client's and the dialed one), and a reserve stays for
  * everything else the relay needs to go on working: its control socket, spawn sockets and
- * hand-overs, DNS queries, the owner check, log files. The relay's connection budget is therefore
- * never more than {@link #connections()}, whatever the configuration says, so no spawn can take
- * the relay's last descriptors.
+ * hand-overs, log files, and what the configuration generations hold: the one in use and the
+ * replaced ones that wait for their decisions (at most {@link Retirement#MAX_WAITING}), each with
+ * its DNS queries and its owner check's Docker connections when a reload changed them. The relay's
+ * connection budget is therefore never more than {@link #connections()}, whatever the
+ * configuration says, so no spawn and no run of reloads can take the relay's last descriptors.
  *
  * @param limit the soft descriptor limit in force
  */
 public record Descriptors(long limit) {
-    /** Descriptors kept for everything but tunnels. */
-    static final int RESERVE = 512;
+    /** Descriptors one generation may hold of its own: a resolver's queries under way, Docker's connections. */
+    static final int PER_GENERATION = 16;
+
+    /** Descriptors kept for everything but tunnels: the generations' part and the rest. */
+    static final int RESERVE = 432 + (1 + Retirement.MAX_WAITING) * PER_GENERATION;
 
     private static final Logger log = LoggerFactory.getLogger(Descriptors.class);
 

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,8 @@ import org.slf4j.LoggerFactory;
  * Where the relay starts accepting: each checked socket of a spawn's hand-over (SPEC R4) becomes
  * a server channel on the relay's event loops, whose every connection {@link SpawnInitializer}
  * sets up for the socket's kind; the spawn's DNS socket answers queries with {@link NamespaceDns}.
+ * A socket that stops serving by itself (SPEC R4: shut down or destroyed from inside the
+ * namespace, or its accept failing for good, {@link AcceptFailures}) is closed and reported once.
  */
 public final class Listeners {
     private static final Logger log = LoggerFactory.getLogger(Listeners.class);
@@ -41,12 +44,16 @@ public final class Listeners {
      * Accepts on the checked sockets of {@code accepted}, each with its kind's pipeline, then asks
      * {@code listening} to take the server channels (false: the spawn closed meanwhile, and they
      * are closed). Runs off the event loops (it waits for the registrations); every descriptor
-     * ends a channel's or closed.
+     * ends a channel's or closed. Once taken, a channel that closes by itself is told to {@code
+     * stopped} with its socket and why, on its event loop.
      *
      * @return empty once accepting, else why not (for the answer to the entry)
      */
     public Optional<String> adopt(
-            SpawnInitializer.Spawn spawn, Receiver.Accepted accepted, Predicate<List<Channel>> listening) {
+            SpawnInitializer.Spawn spawn,
+            Receiver.Accepted accepted,
+            Predicate<List<Channel>> listening,
+            BiConsumer<Handoff.Socket, String> stopped) {
         List<Channel> servers = new ArrayList<>();
         List<Receiver.Held> sockets = accepted.sockets();
         try {
@@ -67,11 +74,19 @@ public final class Listeners {
                 new ServerBootstrap()
                         .group(loops)
                         .channelFactory(() -> server)
+                        .handler(new AcceptFailures(spawn.policy().id(), held.socket()))
                         .childHandler(new SpawnInitializer(shared, spawn, held.socket()))
                         .register()
                         .sync();
             }
             if (listening.test(servers)) {
+                for (int i = 0; i < servers.size(); i++) {
+                    Channel server = servers.get(i);
+                    Handoff.Socket socket = sockets.get(i).socket();
+                    server.closeFuture()
+                            .addListener(
+                                    closed -> Transport.stopped(server).ifPresent(why -> stopped.accept(socket, why)));
+                }
                 return Optional.empty();
             }
             servers.forEach(Channel::close);

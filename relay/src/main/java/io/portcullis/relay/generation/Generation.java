@@ -14,7 +14,8 @@ import java.util.Objects;
  * the generation it started with until it ends.
  *
  * @param number 1 at start, one more at each reload that took effect
- * @param owned what this generation opened for itself (resolver, owner check), closed once retired
+ * @param owned its leases on the parts it shares with other generations (resolver, own addresses,
+ *     owner check), let go once retired
  */
 public record Generation(
         long number,

@@ -36,14 +36,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Builds a configuration generation from a host configuration: the owner check (unless given;
- * rebuilt because the installed add-ons and exceptions are part of the host configuration), the
+ * Builds a configuration generation from a host configuration: the owner check (unless given), the
  * judge over it (unless the embedder gave one), the upstream proxy (SPEC R25) when the host names
- * one, and the kinds with the generation's limits. The
- * door kind asks the same owner check who holds the gateway's port, so a relay given a judge
- * still builds the system's owner check for its doors.
+ * one, and the kinds with the generation's limits. The door kind asks the same owner check who
+ * holds the gateway's port, so a relay given a judge still builds the system's owner check for its
+ * doors.
+ *
+ * <p>Generations share what a reload does not change (issue 26 class 8): one DNS event loop for the
+ * relay, the resolver while the DNS settings (and the files they read) are unchanged, this host's
+ * own addresses while those and the resolver are, and the owner check (its executor, Docker view
+ * and cache) while the owner part is. A generation holds a lease on each ({@link Shared}), let go
+ * when it is retired, so reloads back to back that change none of them cost nothing that stays.
  */
-public final class GenerationFactory {
+public final class GenerationFactory implements AutoCloseable {
     /** How often this host's interface addresses and own names are read again (SPEC R15). */
     static final Duration OWN_ADDRESS_REFRESH = Duration.ofSeconds(5);
 
@@ -63,6 +68,13 @@ public final class GenerationFactory {
     private final Judge givenJudge;
     private final OwnerCheck givenOwnerCheck;
 
+    /** The relay's one DNS event loop, made on first need; guarded by this. */
+    private EventLoopGroup dnsLoop;
+
+    private final Shared<Keys.ResolverKey, NettyResolver> resolvers = new Shared<>(this::resolver);
+    private final Shared<Keys.OwnKey, OwnAddressBook> ownAddresses = new Shared<>(this::ownAddresses);
+    private final Shared<Keys.OwnerKey, ManagedOwnerCheck> ownerChecks = new Shared<>(this::ownerCheck);
+
     /** @param givenJudge and {@code givenOwnerCheck}: null for the real ones, built per generation */
     public GenerationFactory(
             Transport transport, Metrics metrics, WallProcesses wall, Judge givenJudge, OwnerCheck givenOwnerCheck) {
@@ -73,7 +85,7 @@ public final class GenerationFactory {
         this.givenOwnerCheck = givenOwnerCheck;
     }
 
-    public Generation build(long number, HostConfig host) throws IOException {
+    public synchronized Generation build(long number, HostConfig host) throws IOException {
         List<AutoCloseable> owned = new ArrayList<>();
         try {
             OwnerCheck owner = Timed.ownerCheck(ownerCheck(host, owned), metrics.owner());
@@ -126,27 +138,46 @@ public final class GenerationFactory {
     }
 
     /**
-     * The relay's resolver for {@code host}. It runs on an NIO event loop of its own (its datagram
-     * channel is NIO whatever the relay's transport); what it opens is added to {@code owned}, to
-     * be closed with the generation.
+     * The resolver for {@code host}, shared with the generations before while its DNS settings and
+     * the files they read are unchanged. It runs on the relay's one NIO event loop (its datagram
+     * channel is NIO whatever the relay's transport); the lease is added to {@code owned}.
      */
-    private Dns dns(HostConfig host, List<AutoCloseable> owned) {
-        EventLoopGroup dnsLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        owned.add(() -> dnsLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
-        NettyResolver resolver = new NettyResolver(dnsLoop.next(), host.dns());
-        owned.add(resolver);
-        return new Dns(resolver, Timed.resolver(resolver, metrics.dns()), dnsLoop.next());
+    private Dns dns(HostConfig host, List<AutoCloseable> owned) throws IOException {
+        Shared.Lease<NettyResolver> lease = resolvers.lease(Keys.ResolverKey.of(host.dns()));
+        owned.add(lease);
+        NettyResolver resolver = lease.get();
+        return new Dns(
+                resolver, Timed.resolver(resolver, metrics.dns()), dnsLoop().next());
+    }
+
+    private synchronized EventLoopGroup dnsLoop() {
+        if (dnsLoop == null) {
+            dnsLoop = new MultiThreadIoEventLoopGroup(
+                    1, Thread.ofPlatform().name("dns-", 1).daemon(true).factory(), NioIoHandler.newFactory());
+        }
+        return dnsLoop;
+    }
+
+    private NettyResolver resolver(Keys.ResolverKey key) {
+        return new NettyResolver(dnsLoop().next(), key.dns());
     }
 
     /**
      * The policy's judge for {@code host} over {@code dns} and {@code owner} (timed, and the same
-     * check the doors ask), once this host's own addresses were read; what it opens is added to
-     * {@code owned}.
+     * check the doors ask), with this host's own addresses (read before a new book is used); the
+     * leases are added to {@code owned}.
      */
-    private static Judge policyJudge(HostConfig host, Dns dns, OwnerCheck owner, List<AutoCloseable> owned)
+    private Judge policyJudge(HostConfig host, Dns dns, OwnerCheck owner, List<AutoCloseable> owned)
             throws IOException {
-        OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), dns.plain());
+        Shared.Lease<OwnAddressBook> own = ownAddresses.lease(new Keys.OwnKey(host, dns.plain(), dns.loop()));
         owned.add(own);
+        return new PolicyJudge(new Rules(host), dns.timed(), own.get(), owner);
+    }
+
+    /** This host's own addresses for {@code key}, read once now, then every {@link #OWN_ADDRESS_REFRESH}. */
+    private OwnAddressBook ownAddresses(Keys.OwnKey key) throws IOException {
+        HostConfig host = key.host();
+        OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), key.resolver());
         long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
         try {
             own.refresh().get(bound, TimeUnit.MILLISECONDS);
@@ -156,16 +187,33 @@ public final class GenerationFactory {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while reading this host's own addresses", e);
         }
-        own.refreshEvery(dns.loop(), OWN_ADDRESS_REFRESH);
-        return new PolicyJudge(new Rules(host), dns.timed(), own, owner);
+        own.refreshEvery(key.loop(), OWN_ADDRESS_REFRESH);
+        return own;
     }
 
-    private OwnerCheck ownerCheck(HostConfig host, List<AutoCloseable> owned) {
+    /** The owner check for {@code host}: the given one, else the system's, shared while the owner part is unchanged. */
+    private OwnerCheck ownerCheck(HostConfig host, List<AutoCloseable> owned) throws IOException {
         if (givenOwnerCheck != null) {
             return givenOwnerCheck;
         }
-        ManagedOwnerCheck system = OwnerChecks.system(host.owner(), wall);
-        owned.add(system);
-        return system;
+        Shared.Lease<ManagedOwnerCheck> lease = ownerChecks.lease(Keys.OwnerKey.of(host.owner()));
+        owned.add(lease);
+        return lease.get();
+    }
+
+    private ManagedOwnerCheck ownerCheck(Keys.OwnerKey key) {
+        return OwnerChecks.system(key.config(), wall);
+    }
+
+    /** Lets go of the shared parts and stops the DNS event loop, once every generation was retired. */
+    @Override
+    public synchronized void close() {
+        ownerChecks.close();
+        ownAddresses.close();
+        resolvers.close();
+        if (dnsLoop != null) {
+            dnsLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            dnsLoop = null;
+        }
     }
 }

@@ -22,7 +22,7 @@ import java.util.Optional;
  * @param spawn the spawn's id
  * @param connection the connection id, unique within the relay process
  * @param kind {@code proxy}, {@code forward}, {@code door}, {@code named}, {@code dns}, {@code
- *     handoff}, or {@code unknown}
+ *     handoff}, {@code listener} (a handed-over socket that stopped accepting), or {@code unknown}
  * @param target the requested target as the client sent it; empty when none was read
  * @param resolved every address the target resolved to, in answer order
  * @param dialed the last address the relay dialed; empty when it dialed none

@@ -1,27 +1,33 @@
 package io.portcullis.relay.observe;
 
+import io.portcullis.entry.handoff.Posix;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * The decision log file: appended to, created 0640 (its lines carry argv and cwd; the umask can
- * only narrow that), and only ever holding whole lines of ours. A write that fails part-way (a full
- * disk) is cut back to its last whole line; when that cannot be done, the next write starts on a
- * fresh line, so a cut-off line is never glued to the next one.
+ * The decision log file: appended to, and only ever holding whole lines of ours. A write that
+ * fails part-way (a full disk) is cut back to its last whole line; when that cannot be done, the
+ * next write starts on a fresh line, so a cut-off line is never glued to the next one.
+ *
+ * <p>The file is made new ({@code O_EXCL}, 0640: its lines carry argv and cwd; the umask can only
+ * narrow that), or, when something is at its name, opened without following a link and without
+ * waiting on a FIFO and checked on the descriptor ({@link #refusal}): a regular file of the
+ * relay's own uid, mode at most 0640. Whoever may write the log's folder (a sticky /tmp, another
+ * uid) could otherwise have the relay append its lines to their file, to a file a link points at,
+ * or hang on a FIFO; at start and at every reopen alike.
  */
 final class LineFile implements LineOutput {
     static final Set<PosixFilePermission> MODE = PosixFilePermissions.fromString("rw-r-----");
-    private static final FileAttribute<Set<PosixFilePermission>> CREATE_MODE =
-            PosixFilePermissions.asFileAttribute(MODE);
+    /** {@link #MODE} as bits: what a new file is made with, and the most an existing one may have. */
+    static final int MODE_BITS = 0640;
+
     private static final ByteBuffer NEWLINE = ByteBuffer.wrap(new byte[] {'\n'}).asReadOnlyBuffer();
 
     private final Path path;
@@ -38,30 +44,60 @@ final class LineFile implements LineOutput {
     }
 
     /**
-     * Opens (or creates, 0640) the file at {@code path} without following a link there: after a
-     * rotation, whoever may write the log's directory could otherwise point the next line at any
-     * file the relay may write. A link, or anything but a regular file, is an error.
+     * Makes or opens the file at {@code path} and checks what was opened; an error names the
+     * path and the cause.
      */
     private static FileChannel channel(Path path) throws IOException {
-        FileChannel channel;
+        Posix.Appending opened;
         try {
-            channel = FileChannel.open(
-                    path,
-                    Set.of(
-                            StandardOpenOption.CREATE,
-                            StandardOpenOption.APPEND,
-                            StandardOpenOption.WRITE,
-                            LinkOption.NOFOLLOW_LINKS),
-                    CREATE_MODE);
-        } catch (IOException e) {
-            throw new IOException(
-                    path + ": cannot open it as the decision log (a link is never followed): " + e.getMessage(), e);
+            opened = Posix.openAppend(path.toString(), MODE_BITS);
+        } catch (Posix.Failure e) {
+            throw new IOException(path + ": cannot open it as the decision log: " + cause(e), e);
         }
-        if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
-            channel.close();
-            throw new IOException(path + ": not a regular file (expected: the decision log)");
+        try {
+            Optional<String> wrong = refusal(Posix.facts(opened.fd()), Posix.effectiveUid());
+            if (wrong.isPresent()) {
+                throw new IOException(path + ": refused as the decision log: " + wrong.get());
+            }
+            // The same open file again, by its descriptor's own link: what was checked is what is written.
+            return FileChannel.open(
+                    Path.of("/proc/self/fd/" + opened.fd()), StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        } catch (Posix.Failure e) {
+            throw new IOException(path + ": cannot check it as the decision log: " + e.getMessage(), e);
+        } finally {
+            Posix.closeQuietly(opened.fd());
         }
-        return channel;
+    }
+
+    private static String cause(Posix.Failure e) {
+        return switch (e.errno()) {
+            case Posix.ELOOP ->
+                "it is a link, and a link at the log's name is never followed (expected: a regular file)";
+            case Posix.ENXIO -> "it is a FIFO or a socket (expected: a regular file)";
+            default -> e.getMessage();
+        };
+    }
+
+    /**
+     * Why an open file may not be the decision log, if it may not: anything but a regular file,
+     * another uid's file ({@code ours} is the relay's effective uid), or one whose mode gives more
+     * than 0640 (group write, anything for others, execute, set-id or sticky bits). Pure.
+     */
+    static Optional<String> refusal(Posix.FileFacts facts, int ours) {
+        if (!facts.isRegularFile()) {
+            return Optional.of(
+                    (facts.isFifo() ? "it is a FIFO" : "it is not a regular file") + " (expected: a regular file)");
+        }
+        if (facts.uid() != ours) {
+            return Optional.of("it is owned by uid " + Integer.toUnsignedString(facts.uid())
+                    + " (expected: a file of the relay's own uid, " + Integer.toUnsignedString(ours) + ")");
+        }
+        if (!facts.permissionsAtMost(MODE_BITS)) {
+            return Optional.of(String.format(
+                    "its mode is %04o (expected: at most 0640: no group write, nothing for others; chmod 0640 it)",
+                    facts.permissions()));
+        }
+        return Optional.empty();
     }
 
     Path path() {

@@ -37,6 +37,7 @@ public final class Metrics {
     private final LongAdder bytesDown = new LongAdder();
     private final LongAdder reloadsOk = new LongAdder();
     private final LongAdder reloadsFailed = new LongAdder();
+    private final LongAdder listenersBroken = new LongAdder();
     private final List<DecisionSink> sinks = new CopyOnWriteArrayList<>();
     private final Histogram decision = new Histogram(
             "portcullis_decision_seconds",
@@ -127,6 +128,11 @@ public final class Metrics {
         (ok ? reloadsOk : reloadsFailed).increment();
     }
 
+    /** Counts one spawn marked broken because a handed-over socket stopped accepting (SPEC R4). */
+    public void listenerBroken() {
+        listenersBroken.increment();
+    }
+
     /**
      * The relay's metrics as snapshots of the Prometheus client, read from the counters and
      * {@code gauges} each time a scrape collects them; register it with a registry to serve them
@@ -205,6 +211,11 @@ public final class Metrics {
                         .help("Reloads of the host configuration, by result.")
                         .dataPoint(counted(reloadsOk.sum(), "result", "ok"))
                         .dataPoint(counted(reloadsFailed.sum(), "result", "error"))
+                        .build(),
+                CounterSnapshot.builder()
+                        .name("portcullis_listeners_broken")
+                        .help("Spawns marked broken because a handed-over socket stopped accepting (listener-broken).")
+                        .dataPoint(counted(listenersBroken.sum()))
                         .build(),
                 CounterSnapshot.builder()
                         .name("portcullis_decision_lines_dropped")

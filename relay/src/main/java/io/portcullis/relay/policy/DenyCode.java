@@ -64,7 +64,11 @@ public enum DenyCode {
             "an own name of this host cannot be resolved, so the internet shape refuses every target"),
     DOOR_GATEWAY("door-gateway", "the gateway's port is not held by a process of the gateway's uid"),
     NOT_TLS("not-tls", "the tunnel's first bytes are not a TLS ClientHello"),
-    SNI_MISMATCH("sni-mismatch", "the ClientHello names another server than the CONNECT host");
+    SNI_MISMATCH("sni-mismatch", "the ClientHello names another server than the CONNECT host"),
+    LISTENER_BROKEN(
+            "listener-broken",
+            "a handed-over socket stopped accepting (shut down or destroyed from inside the namespace), so the"
+                    + " spawn takes no new connection");
 
     private final String code;
     private final String sentence;

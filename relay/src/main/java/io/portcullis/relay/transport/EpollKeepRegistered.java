@@ -1,16 +1,23 @@
 package io.portcullis.relay.transport;
 
+import io.netty.channel.Channel;
+import io.netty.channel.IoEvent;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.EpollIoEvent;
+import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollIoOps;
+import io.netty.channel.unix.FileDescriptor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,16 +37,45 @@ import org.slf4j.LoggerFactory;
  * EPOLLRDHUP; a closing one changes, then leaves. Only the last interest matters to the next
  * wait, so a change made on the loop's thread is kept until the loop is about to wait, and made
  * then only if it differs from what the kernel has; a channel that left meanwhile needs none.
+ *
+ * <p>A socket that the entry handed over ({@link #watch}) is closed once the kernel says it can
+ * no longer serve: a listening socket that reports a hang-up or an error (another holder shut it
+ * down, or {@code ss -K} destroyed it; a listening socket reports neither while it listens), a
+ * datagram socket that reports a hang-up (shut down both ways). Netty handles neither: the
+ * hang-up alone is no event it reads, and an error makes it accept again, so a level-triggered
+ * descriptor that stays in that state would turn its event loop forever.
  */
 final class EpollKeepRegistered implements IoHandlerFactory {
     private static final Logger log = LoggerFactory.getLogger(EpollKeepRegistered.class);
 
+    /** Linux's EPOLLHUP (the same value on every architecture; Netty names no constant for it). */
+    static final int EPOLLHUP = 0x010;
+
+    private static final int EPOLLERR = EpollIoOps.EPOLLERR.value();
+
     private final IoHandlerFactory epoll = EpollIoHandler.newFactory();
+
+    /** The handed-over sockets not registered yet, by their channel's I/O handle, with the events that end them. */
+    private final Map<Object, Watched> watched = new ConcurrentHashMap<>();
 
     @Override
     public IoHandler newHandler(ThreadAwareExecutor executor) {
-        return new Handler(epoll.newHandler(executor), executor);
+        return new Handler(epoll.newHandler(executor), executor, watched);
     }
+
+    /**
+     * Closes {@code channel}, once registered, when its socket reports one of {@code ending}'s
+     * events, saying why ({@link Transport#stop}).
+     */
+    <C extends Channel> C watch(C channel, int ending) {
+        Object handle = channel.unsafe();
+        watched.put(handle, new Watched(channel, ending));
+        channel.closeFuture().addListener(closed -> watched.remove(handle));
+        return channel;
+    }
+
+    /** A handed-over socket's channel and the epoll events after which its socket serves no more. */
+    private record Watched(Channel channel, int ending) {}
 
     @Override
     public boolean isChangingThreadSupported() {
@@ -52,9 +88,12 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         /** The registrations with a change not made yet; the loop's thread only. */
         private final List<Registration> changed = new ArrayList<>();
 
-        Handler(IoHandler epoll, ThreadAwareExecutor executor) {
+        private final Map<Object, Watched> watched;
+
+        Handler(IoHandler epoll, ThreadAwareExecutor executor, Map<Object, Watched> watched) {
             this.epoll = epoll;
             this.executor = executor;
+            this.watched = watched;
         }
 
         @Override
@@ -84,7 +123,9 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
         @Override
         public IoRegistration register(IoHandle handle) throws Exception {
-            return new Registration(this, epoll.register(handle), handle);
+            Watched watch = watched.remove(handle);
+            IoHandle registered = watch == null ? handle : new Ending((EpollIoHandle) handle, watch);
+            return new Registration(this, epoll.register(registered), registered);
         }
 
         @Override
@@ -166,6 +207,55 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         @Override
         public boolean cancel() {
             return epoll.cancel();
+        }
+    }
+
+    /** A handed-over socket's I/O handle: its ending events close its channel instead of reaching Netty. */
+    @SuppressWarnings("try") // close() is the handle's own, as Netty declares it
+    private static final class Ending implements EpollIoHandle {
+        private final EpollIoHandle handle;
+        private final Watched watch;
+
+        Ending(EpollIoHandle handle, Watched watch) {
+            this.handle = handle;
+            this.watch = watch;
+        }
+
+        @Override
+        public void handle(IoRegistration registration, IoEvent event) {
+            int ops = ((EpollIoEvent) event).ops().value();
+            if ((ops & watch.ending()) == 0) {
+                handle.handle(registration, event);
+                return;
+            }
+            Transport.stop(watch.channel(), stopped(ops));
+        }
+
+        private static String stopped(int ops) {
+            String events = ((ops & EPOLLHUP) != 0 ? "a hang-up" : "")
+                    + ((ops & EPOLLHUP) != 0 && (ops & EPOLLERR) != 0 ? " and " : "")
+                    + ((ops & EPOLLERR) != 0 ? "an error" : "");
+            return "the socket reported " + events + " (shut down or destroyed from inside the namespace)";
+        }
+
+        @Override
+        public FileDescriptor fd() {
+            return handle.fd();
+        }
+
+        @Override
+        public void registered() {
+            handle.registered();
+        }
+
+        @Override
+        public void unregistered() {
+            handle.unregistered();
+        }
+
+        @Override
+        public void close() throws Exception {
+            handle.close();
         }
     }
 }

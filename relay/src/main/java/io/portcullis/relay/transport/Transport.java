@@ -7,6 +7,7 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -15,6 +16,7 @@ import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.util.AttributeKey;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
@@ -36,7 +38,8 @@ import java.util.Optional;
  *     target gets an IPv4 socket, not a dual-stack one (no V6ONLY option to set, no peer lookup)
  * @param peers reads the peer's pid and uid of an accepted spawn-socket connection
  * @param listener adopts a socket that the entry handed over (a listening TCP socket, the UDP DNS
- *     socket), by its descriptor
+ *     socket), by its descriptor; such a channel is closed when its socket can no longer serve,
+ *     with why ({@link #stopped})
  */
 public record Transport(
         String name,
@@ -45,6 +48,8 @@ public record Transport(
         TcpFactory tcp,
         PeerReader peers,
         ListenerAdopter listener) {
+
+    private static final AttributeKey<String> STOPPED = AttributeKey.valueOf(Transport.class, "stopped");
 
     public Transport {
         Objects.requireNonNull(name, "name");
@@ -62,21 +67,25 @@ public record Transport(
 
     public static Transport epoll() {
         Epoll.ensureAvailability();
+        EpollKeepRegistered io = new EpollKeepRegistered();
         return new Transport(
                 "epoll",
-                new EpollKeepRegistered(),
+                io,
                 EpollServerDomainSocketChannel::new,
                 EpollSocketChannel::new,
                 Transport::epollPeer,
                 new ListenerAdopter() {
                     @Override
                     public ServerChannel adopt(int fd) {
-                        return new EpollServerSocketChannel(fd);
+                        return io.watch(
+                                new EpollServerSocketChannel(fd),
+                                EpollKeepRegistered.EPOLLHUP | EpollIoOps.EPOLLERR.value());
                     }
 
+                    /** A datagram socket's error is one datagram's (read once); only a hang-up ends it. */
                     @Override
                     public Channel adoptDatagram(int fd) {
-                        return new EpollDatagramChannel(fd);
+                        return io.watch(new EpollDatagramChannel(fd), EpollKeepRegistered.EPOLLHUP);
                     }
                 });
     }
@@ -96,6 +105,20 @@ public record Transport(
                 fd -> {
                     throw new UnsupportedOperationException("nio: cannot adopt socket " + fd + " (expected: epoll)");
                 });
+    }
+
+    /**
+     * Closes an adopted socket's channel that can serve no more, saying {@code why} (the first why
+     * given counts); the transport does so itself when the kernel says the socket stopped.
+     */
+    public static void stop(Channel channel, String why) {
+        channel.attr(STOPPED).setIfAbsent(Objects.requireNonNull(why, "why"));
+        channel.close();
+    }
+
+    /** Why an adopted socket's channel closed by itself ({@link #stop}); empty when the relay closed it. */
+    public static Optional<String> stopped(Channel channel) {
+        return Optional.ofNullable(channel.attr(STOPPED).get());
     }
 
     /** The address to bind the spawn socket to. */

@@ -228,6 +228,27 @@ class JsonLineSinkTest {
         }
     }
 
+    /** Issue 26 class 9: a reopen checks what is at the name as the start does, and keeps the old file when refused. */
+    @Test
+    void aReopenThatFindsAnotherUidsFileKeepsWritingToTheOldOne(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("decisions.jsonl");
+        Path rotated = dir.resolve("decisions.jsonl.1");
+        try (JsonLineSink sink = JsonLineSink.toFile(file)) {
+            sink.accept(decision(1));
+            awaitLines(file, 1);
+            Files.move(file, rotated);
+            Files.writeString(file, "theirs\n");
+            Files.setAttribute(file, "unix:uid", 65534);
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+
+            sink.reopen();
+            sink.accept(decision(2));
+
+            awaitLines(rotated, 2);
+            assertEquals("theirs\n", Files.readString(file));
+        }
+    }
+
     @Test
     void pastTheQueuesBoundWhileTheWriterIsStuckDecisionsAreDroppedAndCounted() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalInt;
@@ -46,22 +47,44 @@ public final class RemoteEntry implements AutoCloseable {
     }
 
     public static RemoteEntry start() throws IOException {
+        return start(List.of("unshare", "--net"));
+    }
+
+    /**
+     * An entry in a network namespace owned by a user namespace of its own, where it is root: the
+     * rootless wall ({@code unshare -U -r -n}), whose program may destroy its namespace's sockets.
+     */
+    public static RemoteEntry startRootless() throws IOException {
+        return start(List.of("unshare", "--user", "--map-root-user", "--net"));
+    }
+
+    private static RemoteEntry start(List<String> unshare) throws IOException {
         String java = ProcessHandle.current().info().command().orElseThrow();
-        Process process = new ProcessBuilder(
-                        "unshare",
-                        "--net",
-                        "sh",
-                        "-c",
-                        "ip link set lo up && exec \"$0\" \"$@\"",
-                        java,
-                        "--enable-native-access=ALL-UNNAMED",
-                        "-Xshare:auto",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        RemoteEntry.class.getName())
+        List<String> command = new ArrayList<>(unshare);
+        command.addAll(List.of(
+                "sh",
+                "-c",
+                "ip link set lo up && exec \"$0\" \"$@\"",
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xshare:auto",
+                "-cp",
+                System.getProperty("java.class.path"),
+                RemoteEntry.class.getName()));
+        Process process = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         return new RemoteEntry(process);
+    }
+
+    /** Runs {@code command} (no spaces in its words) in the entry's namespaces; its exit status. */
+    public synchronized int run(String... command) throws IOException {
+        commands.println("run " + String.join(" ", command));
+        String answer = answers.readLine();
+        if (answer == null || !answer.startsWith("exit ")) {
+            throw new IOException("the remote entry did not run " + List.of(command) + ": " + answer);
+        }
+        return Integer.parseInt(answer.substring("exit ".length()));
     }
 
     /** Hands over a proxy socket on {@code proxy} and forwards on {@code forwards} to {@code socket}. */
@@ -102,13 +125,24 @@ public final class RemoteEntry implements AutoCloseable {
         process.destroyForcibly();
     }
 
-    /** The child: one line per hand-over on stdin ({@code SOCKET PROXY [F1,F2...]}), one answer line on stdout. */
-    public static void main(String[] args) throws IOException {
+    /**
+     * The child: one line per hand-over on stdin ({@code SOCKET PROXY [F1,F2...]}) or command
+     * ({@code run WORD...}), one answer line on stdout.
+     */
+    public static void main(String[] args) throws IOException, InterruptedException {
         PrintStream out = System.out;
         out.println("ready");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
             String[] parts = line.split(" ");
+            if (parts[0].equals("run")) {
+                Process run = new ProcessBuilder(Arrays.asList(parts).subList(1, parts.length))
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
+                out.println("exit " + run.waitFor());
+                continue;
+            }
             List<Integer> forwards = parts.length > 2 && !parts[2].isEmpty()
                     ? Arrays.stream(parts[2].split(",")).map(Integer::valueOf).toList()
                     : List.of();

@@ -1,0 +1,164 @@
+package io.portcullis.relay.observe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.portcullis.entry.handoff.Posix;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * SPEC R17, issue 26 class 9: the decision log is made new, or what is at its name is checked on
+ * the open descriptor: a regular file of the relay's uid, mode at most 0640. Another uid's 0666
+ * file pre-placed in a sticky folder was appended to, and a FIFO there hung the start for ever.
+ */
+class LogFileTest {
+    private static final int OURS = 0;
+    private static final int NOBODY = 65534;
+    private static final int REGULAR = 0100000;
+    private static final int FIFO = 0010000;
+    private static final int DIRECTORY = 0040000;
+
+    @TempDir
+    Path dir;
+
+    /** file type | mode | owner -> refused because (empty: accepted). */
+    @ParameterizedTest(name = "{0} {1} uid {2} -> {3}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "regular   | 0640 | 0     | ''",
+                "regular   | 0600 | 0     | ''",
+                "regular   | 0400 | 0     | ''",
+                "regular   | 0000 | 0     | ''",
+                "regular   | 0644 | 0     | its mode is 0644",
+                "regular   | 0660 | 0     | its mode is 0660",
+                "regular   | 0666 | 0     | its mode is 0666",
+                "regular   | 0740 | 0     | its mode is 0740",
+                "regular   | 4640 | 0     | its mode is 4640",
+                "regular   | 1640 | 0     | its mode is 1640",
+                "regular   | 0640 | 65534 | it is owned by uid 65534",
+                "regular   | 0666 | 65534 | it is owned by uid 65534",
+                "fifo      | 0600 | 0     | it is a FIFO",
+                "directory | 0700 | 0     | it is not a regular file",
+            })
+    void whatIsAtTheNameMayBeTheLog(String type, String mode, int uid, String refused) {
+        int kind = switch (type) {
+            case "regular" -> REGULAR;
+            case "fifo" -> FIFO;
+            default -> DIRECTORY;
+        };
+        Optional<String> refusal =
+                LineFile.refusal(new Posix.FileFacts(kind | Integer.parseInt(mode, 8), 0, uid), OURS);
+        if (refused.isEmpty()) {
+            assertEquals(Optional.empty(), refusal);
+        } else {
+            assertTrue(refusal.orElseThrow().startsWith(refused), refusal.get());
+        }
+    }
+
+    @Test
+    void aMissingFileIsMadeNew0640() throws IOException {
+        Path log = dir.resolve("decisions.jsonl");
+        LineFile.open(log).close();
+
+        assertEquals("rw-r-----", PosixFilePermissions.toString(Files.getPosixFilePermissions(log)));
+        assertEquals(Posix.effectiveUid(), (int) Files.getAttribute(log, "unix:uid"));
+    }
+
+    @Test
+    void anOwnFileOfAtMost0640IsAppendedTo() throws IOException {
+        Path log = Files.writeString(dir.resolve("decisions.jsonl"), "{\"before\":1}\n");
+        Files.setPosixFilePermissions(log, PosixFilePermissions.fromString("rw-------"));
+        try (LineFile file = LineFile.open(log)) {
+            Lines lines = new Lines();
+            lines.add("{\"after\":2}\n".getBytes(StandardCharsets.UTF_8));
+            file.write(lines);
+        }
+        assertEquals("{\"before\":1}\n{\"after\":2}\n", Files.readString(log));
+    }
+
+    /** The class of issue 26: another uid pre-places the log file, 0666, in a sticky folder. */
+    @Test
+    void anotherUidsFilePrePlacedInAStickyFolderIsRefusedAndLeftAlone() throws IOException {
+        Path sticky = Files.createDirectory(dir.resolve("tmp"));
+        Files.setPosixFilePermissions(sticky, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path log = Files.writeString(sticky.resolve("decisions.jsonl"), "theirs\n");
+        Files.setAttribute(log, "unix:uid", NOBODY);
+        Files.setPosixFilePermissions(log, PosixFilePermissions.fromString("rw-rw-rw-"));
+
+        IOException refused = assertThrows(IOException.class, () -> LineFile.open(log));
+
+        assertTrue(refused.getMessage().startsWith(log + ": refused as the decision log: "), refused.getMessage());
+        assertTrue(refused.getMessage().contains("owned by uid 65534"), refused.getMessage());
+        assertEquals("theirs\n", Files.readString(log));
+    }
+
+    @Test
+    void anOwnFileThatOthersMayReadOrWriteIsRefused() throws IOException {
+        Path log = Files.writeString(dir.resolve("decisions.jsonl"), "");
+        Files.setPosixFilePermissions(log, PosixFilePermissions.fromString("rw-rw-rw-"));
+
+        IOException refused = assertThrows(IOException.class, () -> LineFile.open(log));
+
+        assertTrue(refused.getMessage().contains("its mode is 0666"), refused.getMessage());
+    }
+
+    @Test
+    void aFifoWithNoReaderIsRefusedAtOnce() throws Exception {
+        Path fifo = fifo();
+
+        IOException refused = assertTimeoutPreemptively(
+                Duration.ofSeconds(5), () -> assertThrows(IOException.class, () -> LineFile.open(fifo)));
+
+        assertTrue(refused.getMessage().contains("it is a FIFO or a socket"), refused.getMessage());
+    }
+
+    @Test
+    void aFifoWithAReaderIsRefusedAtOnce() throws Exception {
+        Path fifo = fifo();
+        // Linux opens a FIFO for reading and writing at once, so it has a reader while this is open.
+        try (FileChannel reader = FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            IOException refused = assertTimeoutPreemptively(
+                    Duration.ofSeconds(5), () -> assertThrows(IOException.class, () -> LineFile.open(fifo)));
+
+            assertTrue(refused.getMessage().contains("it is a FIFO (expected: a regular file)"), refused.getMessage());
+            assertTrue(reader.isOpen());
+        }
+    }
+
+    @Test
+    void aLinkIsRefusedAndItsTargetLeftAlone() throws IOException {
+        Path victim = Files.writeString(dir.resolve("victim"), "keep\n");
+        Files.setPosixFilePermissions(victim, PosixFilePermissions.fromString("rw-------"));
+        Path log = Files.createSymbolicLink(dir.resolve("decisions.jsonl"), victim);
+
+        IOException refused = assertThrows(IOException.class, () -> LineFile.open(log));
+
+        assertTrue(refused.getMessage().contains("it is a link"), refused.getMessage());
+        assertEquals("keep\n", Files.readString(victim));
+    }
+
+    private Path fifo() throws Exception {
+        Path fifo = dir.resolve("decisions.jsonl");
+        Process mkfifo = new ProcessBuilder("mkfifo", "-m", "0600", fifo.toString()).start();
+        assertTrue(mkfifo.waitFor(10, TimeUnit.SECONDS));
+        assertEquals(0, mkfifo.exitValue());
+        return fifo;
+    }
+}
