@@ -32,19 +32,27 @@ public record EntryCommand(List<String> prefix) {
         return new EntryCommand(List.of(portcullis.toString(), "entry"));
     }
 
+    /**
+     * The options that every JVM of ours starts with: no attach, no agent loaded while it runs, no
+     * hsperfdata file (decision D53). The launchers' own definition is scripts/launch.sh's {@code
+     * jvm_hardening}; this is the same, for the entry started without them.
+     */
+    static final List<String> JVM_HARDENING =
+            List.of("-XX:+DisableAttachMechanism", "-XX:-EnableDynamicAgentLoading", "-XX:-UsePerfData");
+
     /** This JVM's {@code java} with the jar that holds the entry; it depends on the JDK alone. */
     public static EntryCommand thisJava(Path javaHome) {
-        return new EntryCommand(List.of(
+        List<String> prefix = new ArrayList<>(List.of(
                 javaHome.resolve("bin").resolve("java").toString(),
                 "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "-Xmx32m",
                 "-Xlog:disable",
-                "-Xlog:all=warning:stderr",
-                "-cp",
-                entryJar().toString(),
-                ENTRY_MAIN));
+                "-Xlog:all=warning:stderr"));
+        prefix.addAll(JVM_HARDENING);
+        prefix.addAll(List.of("-cp", entryJar().toString(), ENTRY_MAIN));
+        return new EntryCommand(prefix);
     }
 
     private static Path entryJar() {

@@ -4,12 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class EntryCommandTest {
@@ -65,5 +68,19 @@ class EntryCommandTest {
         assertEquals("io.portcullis.entry.Main", prefix.getLast());
         assertTrue(Files.isExecutable(Path.of(prefix.getFirst())), prefix.toString());
         assertTrue(Files.exists(Path.of(prefix.get(prefix.indexOf("-cp") + 1))), prefix.toString());
+    }
+
+    /** Issue 26 (#1): the entry started without the launcher has the launcher's hardening (scripts/launch.sh). */
+    @Test
+    void thisJavaHasTheLaunchersHardeningOptions() throws IOException {
+        String launch = Files.readString(Path.of("..", "scripts", "launch.sh"));
+        Matcher line = Pattern.compile("(?m)^jvm_hardening=\\((.*)\\)$").matcher(launch);
+        assertTrue(line.find(), "scripts/launch.sh defines jvm_hardening on one line");
+        List<String> options = List.of(line.group(1).split(" "));
+        assertEquals(options, EntryCommand.JVM_HARDENING);
+        List<String> prefix =
+                EntryCommand.thisJava(Path.of(System.getProperty("java.home"))).prefix();
+        assertTrue(prefix.containsAll(options), prefix.toString());
+        assertTrue(prefix.indexOf(options.getLast()) < prefix.indexOf("-cp"), prefix.toString());
     }
 }
