@@ -19,7 +19,7 @@ class EntryCommandTest {
 
     @Test
     void theEntryGetsTheSpawnsPortsTheReadinessDescriptorAndTheCommand() {
-        EntryCommand entry = EntryCommand.executable(Path.of("/opt/portcullis/portcullis"));
+        EntryCommand entry = EntryCommand.executable(Path.of("/opt/portcullis/portcullis"), Path.of("/opt/jdk"));
         List<String> argv = entry.argv(
                 Path.of("/tmp/spawn-x/relay.sock"),
                 39082,
@@ -53,9 +53,28 @@ class EntryCommandTest {
                 argv);
     }
 
+    /** What a sandbox with a /tmp of its own must still show: a checkout's root, a distribution's prefix, the runtime. */
+    @Test
+    void theInstallationIsTheCheckoutOrTheDistributionsPrefixAndTheRuntime() {
+        assertEquals(
+                List.of(Path.of("/nonexistent/checkout"), Path.of("/nonexistent/jdk")),
+                EntryCommand.executable(Path.of("/nonexistent/checkout/portcullis"), Path.of("/nonexistent/jdk"))
+                        .installation());
+        assertEquals(
+                List.of(Path.of("/nonexistent/prefix"), Path.of("/nonexistent/prefix/lib/portcullis/runtime")),
+                EntryCommand.executable(
+                                Path.of("/nonexistent/prefix/bin/portcullis"),
+                                Path.of("/nonexistent/prefix/lib/portcullis/runtime"))
+                        .installation());
+        Path javaHome = Path.of(System.getProperty("java.home"));
+        List<Path> ofThisJava = EntryCommand.thisJava(javaHome).installation();
+        assertEquals(2, ofThisJava.size(), ofThisJava.toString());
+        assertTrue(ofThisJava.stream().allMatch(Files::isDirectory), ofThisJava.toString());
+    }
+
     @Test
     void withoutACommandThereIsNothingToRun() {
-        EntryCommand entry = EntryCommand.executable(Path.of("portcullis"));
+        EntryCommand entry = EntryCommand.executable(Path.of("portcullis"), Path.of("/opt/jdk"));
         assertThrows(
                 IllegalArgumentException.class,
                 () -> entry.argv(Path.of("s"), 39080, List.of(), OptionalInt.empty(), List.of(), 3, List.of()));
