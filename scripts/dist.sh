@@ -48,6 +48,8 @@ cp -r "$root/cli/target/lib" "$home/lib"
 cp "$entry_jar" "$home/netns-entry.jar"
 cp "$root/scripts/launch.sh" "$home/launch.sh"
 install -D -m 0755 "$root/packaging/portcullis" "$stage/bin/portcullis"
+# The container image's entry point (packaging/Dockerfile): the image is built from this tarball.
+install -m 0755 "$root/packaging/container-entrypoint" "$home/container-entrypoint"
 
 # The entry's AOT cache, made by the runtime that will read it (launch.sh's train_entry).
 say "the entry's AOT cache"

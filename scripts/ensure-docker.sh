@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Starts a Docker engine when none answers (root only) and imports the test images: busybox from
-# the busybox-static package, and a glibc base (this host's glibc, bash and the few coreutils the
-# distribution's launcher uses) that packaging/Dockerfile is built on in a test, since no base
-# image can be pulled. Prints nothing on success; exits non-zero with a reason.
+# the busybox-static package, and a glibc base (this host's glibc, bash, the few coreutils the
+# distribution's launcher uses and what packaging/Dockerfile runs to build on it: mkdir, chown,
+# chmod, ldconfig, setcap) that the image is built on in a test, since no base image can be pulled.
+# A base made before it held all of those is made again. Prints nothing on success; exits non-zero
+# with a reason.
 set -euo pipefail
 image=portcullis-busybox:latest
 
@@ -29,13 +31,23 @@ if ! docker image inspect "$image" >/dev/null 2>&1; then
 fi
 
 base=portcullis-glibc-base:latest
-if ! docker image inspect "$base" >/dev/null 2>&1; then
+programs=(/bin/sh /bin/bash /usr/bin/env /usr/bin/readlink /usr/bin/dirname /bin/ln
+    /usr/bin/mkdir /usr/bin/chown /usr/bin/chmod /usr/sbin/ldconfig /usr/sbin/setcap)
+base_complete() {
+    docker image inspect "$base" >/dev/null 2>&1 &&
+        docker run --rm --network none --entrypoint /bin/bash "$base" \
+            -c 'for p; do [ -x "$p" ] || exit 1; done' check "${programs[@]}" >/dev/null 2>&1
+}
+if ! base_complete; then
+    for program in "${programs[@]}"; do
+        [ -x "$program" ] || { echo "ensure-docker: $program not found (the glibc base needs it)" >&2; exit 1; }
+    done
     base_rootfs=$(mktemp -d)
     trap 'rm -rf "${rootfs:-}" "$base_rootfs"' EXIT
-    programs=(/bin/sh /bin/bash /usr/bin/env /usr/bin/readlink /usr/bin/dirname /bin/ln)
     # What the programs and the JVM's own libraries link (libjvm: libc, libm, libdl, libpthread, librt).
     libs=$( { ldd "${programs[@]}"; ldconfig -p; } 2>/dev/null |
-        grep -oE '/[^ ]*/(libc|libm|libdl|libpthread|librt|libtinfo)\.so\.[0-9]+|/[^ ]*/ld-linux-x86-64\.so\.2' | sort -u)
+        grep -oE '/[^ ]*/(libc|libm|libdl|libpthread|librt|libtinfo|libcap|libselinux|libpcre2-8)\.so\.[0-9]+|/[^ ]*/ld-linux-x86-64\.so\.2' |
+        sort -u)
     for file in "${programs[@]}" $libs; do
         mkdir -p "$base_rootfs$(dirname "$file")"
         cp -L "$file" "$base_rootfs$file"

@@ -3,7 +3,8 @@
 
 jdk_major() {  # jdk_major JAVA_HOME: prints the feature version, or nothing
     [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] || return 0
-    "$1/bin/java" -XshowSettings:properties -version 2>&1 |
+    # No hsperfdata file in /tmp for this probe either (launch.sh's jvm_hardening, decision D53).
+    "$1/bin/java" -XX:-UsePerfData -XshowSettings:properties -version 2>&1 |
         sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p'
 }
 

@@ -6,10 +6,16 @@
 #   entry_aot   the entry's AOT cache (used when newer than entry_jar)
 #   executable  the caller itself, through which run and demo start the entry
 
-# The entry runs once per spawn: JDK only, a small heap, C1 only, no hsperfdata file in the sandbox's
-# /tmp, and every JVM message on stderr, because stdout carries the readiness line (docs/entry.md).
-entry_opts=(--enable-native-access=ALL-UNNAMED -XX:-UsePerfData -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss256k -Xms8m -Xmx32m
-    -XX:ReservedCodeCacheSize=16m -Xlog:disable -Xlog:all=warning:stderr)
+# Every JVM of ours starts with these, the CLI's (run's relay, the daemon, relay, check, ...) and the
+# entry's: nothing can attach to it (jcmd, a debugger, the Attach API), no agent can be loaded into it
+# while it runs, and it writes no hsperfdata file (which names it to jcmd and lies in a shared /tmp).
+# They come last, after PORTCULLIS_JAVA_OPTS, so no option there turns them off (decision D53).
+jvm_hardening=(-XX:+DisableAttachMechanism -XX:-EnableDynamicAgentLoading -XX:-UsePerfData)
+
+# The entry runs once per spawn: JDK only, a small heap, C1 only, and every JVM message on stderr,
+# because stdout carries the readiness line (docs/entry.md).
+entry_opts=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss256k -Xms8m -Xmx32m
+    -XX:ReservedCodeCacheSize=16m -Xlog:disable -Xlog:all=warning:stderr "${jvm_hardening[@]}")
 
 # The entry's AOT cache (JEP 483/514) roughly halves its start-to-ready time (docs/benchmarks.md). It
 # comes from one training run in a network namespace of its own, handing its sockets to a stand-in
@@ -53,6 +59,6 @@ launch() {
     fi
     # run and demo start the entry through the executable, with its options and start-up cache.
     # shellcheck disable=SC2086 # PORTCULLIS_JAVA_OPTS is a list of options
-    exec "$java" --enable-native-access=ALL-UNNAMED ${PORTCULLIS_JAVA_OPTS:-} \
+    exec "$java" --enable-native-access=ALL-UNNAMED ${PORTCULLIS_JAVA_OPTS:-} "${jvm_hardening[@]}" \
         -Dportcullis.executable="$executable" -cp "$cli_cp" io.portcullis.cli.Main "$@"
 }

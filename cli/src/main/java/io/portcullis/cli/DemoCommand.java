@@ -2,12 +2,14 @@ package io.portcullis.cli;
 
 import io.portcullis.launch.Demo;
 import io.portcullis.launch.Executables;
+import io.portcullis.launch.Launch;
 import io.portcullis.launch.Prerequisites;
 import io.portcullis.launch.RunPolicy;
 import io.portcullis.launch.Sandbox;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -74,7 +76,9 @@ final class DemoCommand implements Callable<Integer> {
             }
             int gatewayUid =
                     Demo.gatewayUid(RunPolicy.invokingUid(uid, Optional.ofNullable(System.getenv("SUDO_UID"))));
-            Demo demo = new Demo(sandbox, RunCommand.entryCommand(), uid, gatewayUid);
+            Sandbox.Tmp tmp = Sandbox.Tmp.own(
+                    Launch.commandFolders(Path.of("").toAbsolutePath(), Optional.ofNullable(System.getenv("PATH"))));
+            Demo demo = new Demo(sandbox, tmp, RunCommand.entryCommand(), uid, gatewayUid);
             // Ctrl-C: the world's namespaces, the sandbox and the spawn's directory go too.
             Thread abort = new Thread(demo::abort, "demo-abort");
             Runtime.getRuntime().addShutdownHook(abort);

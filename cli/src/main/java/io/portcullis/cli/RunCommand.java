@@ -36,9 +36,10 @@ import picocli.CommandLine.Spec;
         name = "run",
         mixinStandardHelpOptions = true,
         description = {
-            "Runs a command in a new user and network namespace that has loopback and nothing else, with the entry "
-                    + "inside it and a relay in this process: the command reaches exactly what the spawn policy "
-                    + "allows, through the proxy variables (HTTP_PROXY, HTTPS_PROXY) and the loopback forwards.",
+            "Runs a command in new user, network, pid and IPC namespaces (a network with loopback and nothing else, "
+                    + "a /tmp of its own), with the entry inside and a relay in this process: the command reaches "
+                    + "exactly what the spawn policy allows, through the proxy variables (HTTP_PROXY, HTTPS_PROXY) and "
+                    + "the loopback forwards, and sees, signals and attaches to no process outside the sandbox.",
             "",
             "The policy is --spawn FILE, or built from --internet and --allow (none of them: nothing is allowed). "
                     + "HOST:PORT/http is reached by plain HTTP; HOST:PORT is https for port 443, tcp otherwise; a "
@@ -93,6 +94,12 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     SandboxOption sandboxOption;
+
+    @Option(
+            names = "--share-tmp",
+            description = "Give the command this host's /tmp. Default: an empty /tmp of its own, seen by the command"
+                    + " alone and gone when it ends.")
+    boolean shareTmp;
 
     @Parameters(paramLabel = "CMD", arity = "1..*", description = "The command and its arguments, after --.")
     List<String> command = new ArrayList<>();
@@ -207,7 +214,11 @@ final class RunCommand implements Callable<Integer> {
                 "run-stop");
         Runtime.getRuntime().addShutdownHook(stopOnSignal);
         try {
-            launch.set(Launch.start(relay, policy, sandbox, entryCommand(), command, ProcessBuilder::inheritIO));
+            Sandbox.Tmp tmp = shareTmp
+                    ? Sandbox.Tmp.SHARED
+                    : Sandbox.Tmp.own(Launch.commandFolders(
+                            Path.of("").toAbsolutePath(), Optional.ofNullable(System.getenv("PATH"))));
+            launch.set(Launch.start(relay, policy, sandbox, tmp, entryCommand(), command, ProcessBuilder::inheritIO));
             int status = launch.get().waitFor();
             if (status != 0 && !launch.get().entryWasReady()) {
                 err.println(
@@ -239,10 +250,11 @@ final class RunCommand implements Callable<Integer> {
     /** {@code ./portcullis entry} when this runs from that executable, else this JVM with the entry's jar. */
     static EntryCommand entryCommand() {
         String executable = System.getProperty("portcullis.executable");
+        Path javaHome = Path.of(System.getProperty("java.home"));
         if (executable != null && Files.isExecutable(Path.of(executable))) {
-            return EntryCommand.executable(Path.of(executable));
+            return EntryCommand.executable(Path.of(executable), javaHome);
         }
-        return EntryCommand.thisJava(Path.of(System.getProperty("java.home")));
+        return EntryCommand.thisJava(javaHome);
     }
 
     private static int failed(PrintWriter err, String message) {

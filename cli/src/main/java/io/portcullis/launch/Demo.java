@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -32,8 +33,13 @@ public final class Demo {
     private static final String ID = "demo";
     private static final Duration CURL_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration DECISIONS_WAIT = Duration.ofSeconds(3);
+    /** In the sandbox's own /tmp. */
+    private static final String SANDBOX_CERTIFICATE = "/tmp/portcullis-demo-ca.pem";
 
     private final Sandbox sandbox;
+    /** A /tmp of the sandbox's own: the demo's curl reads the world's certificate from a copy made there. */
+    private final Sandbox.Tmp tmp;
+
     private final EntryCommand entry;
     private final int uid;
     private final int gatewayUid;
@@ -43,8 +49,9 @@ public final class Demo {
      * @param uid this process's uid, which runs the sandbox
      * @param gatewayUid the gateway's user for the owner check: the invoking user's, as under {@code run}
      */
-    public Demo(Sandbox sandbox, EntryCommand entry, int uid, int gatewayUid) {
+    public Demo(Sandbox sandbox, Sandbox.Tmp tmp, EntryCommand entry, int uid, int gatewayUid) {
         this.sandbox = sandbox;
+        this.tmp = tmp;
         this.entry = entry;
         this.uid = uid;
         this.gatewayUid = gatewayUid;
@@ -231,12 +238,17 @@ public final class Demo {
     /** Runs every curl in one sandbox, one after the other; one result per row, in order. */
     private List<CurlSeen> curl(Relay relay, SpawnPolicy policy, DemoWorld world, List<DemoRow> rows)
             throws IOException, InterruptedException {
-        StringBuilder script = new StringBuilder();
+        // The sandbox's /tmp is its own: curl reads the world's certificate from a copy made there.
+        StringBuilder script = new StringBuilder("printf '%s' ")
+                .append(quote(Files.readString(world.certificate())))
+                .append(" > ")
+                .append(SANDBOX_CERTIFICATE)
+                .append('\n');
         for (DemoRow row : rows) {
             script.append("curl -s -o /dev/null --max-time ")
                     .append(CURL_TIMEOUT.toSeconds())
                     .append(" --cacert ")
-                    .append(quote(world.certificate().toString()))
+                    .append(SANDBOX_CERTIFICATE)
                     .append(" -w ")
                     .append(quote(CurlSeen.WRITE_OUT))
                     .append(' ')
@@ -248,6 +260,7 @@ public final class Demo {
                 relay,
                 policy,
                 sandbox,
+                tmp,
                 entry,
                 List.of("/bin/sh", "-c", script.toString()),
                 pb -> pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))

@@ -3,6 +3,7 @@ package io.portcullis.launch;
 import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.policy.SpawnPolicy;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -16,35 +17,71 @@ import java.util.OptionalInt;
  * start-up cache, or, without that executable, this JVM's {@code java} with the entry's jar.
  *
  * @param prefix the command line up to the entry's own options
+ * @param installation the directories the entry runs from (its program, jars and Java runtime),
+ *     absolute, which a sandbox with a {@code /tmp} of its own must still show where they lie in
+ *     {@code /tmp}
  */
-public record EntryCommand(List<String> prefix) {
+public record EntryCommand(List<String> prefix, List<Path> installation) {
     private static final String ENTRY_MAIN = "io.portcullis.entry.Main";
 
     public EntryCommand {
         prefix = List.copyOf(prefix);
+        installation = List.copyOf(installation);
         if (prefix.isEmpty()) {
             throw new IllegalArgumentException("prefix: [] (expected: a program to run)");
         }
+        for (Path directory : installation) {
+            if (!directory.isAbsolute()) {
+                throw new IllegalArgumentException("installation: " + directory + " (expected: an absolute path)");
+            }
+        }
     }
 
-    /** {@code EXECUTABLE entry}, the way a user runs the entry. */
-    public static EntryCommand executable(Path portcullis) {
-        return new EntryCommand(List.of(portcullis.toString(), "entry"));
+    /**
+     * {@code EXECUTABLE entry}, the way a user runs the entry, on the Java runtime at {@code
+     * javaHome}. The executable's installation is the folder it lies in (a checkout's root), or, for
+     * one in a {@code bin} folder (a distribution's {@code bin/portcullis}), the folder above.
+     */
+    public static EntryCommand executable(Path portcullis, Path javaHome) {
+        Path folder = real(portcullis).getParent();
+        if (folder.getFileName() != null
+                && folder.getFileName().toString().equals("bin")
+                && folder.getParent() != null) {
+            folder = folder.getParent();
+        }
+        return new EntryCommand(List.of(portcullis.toString(), "entry"), List.of(folder, real(javaHome)));
     }
+
+    /** {@code path}'s real path, or, where it cannot be read, its absolute form. */
+    private static Path real(Path path) {
+        try {
+            return path.toRealPath();
+        } catch (IOException e) {
+            return path.toAbsolutePath().normalize();
+        }
+    }
+
+    /**
+     * The options that every JVM of ours starts with: no attach, no agent loaded while it runs, no
+     * hsperfdata file (decision D53). The launchers' own definition is scripts/launch.sh's {@code
+     * jvm_hardening}; this is the same, for the entry started without them.
+     */
+    static final List<String> JVM_HARDENING =
+            List.of("-XX:+DisableAttachMechanism", "-XX:-EnableDynamicAgentLoading", "-XX:-UsePerfData");
 
     /** This JVM's {@code java} with the jar that holds the entry; it depends on the JDK alone. */
     public static EntryCommand thisJava(Path javaHome) {
-        return new EntryCommand(List.of(
+        List<String> prefix = new ArrayList<>(List.of(
                 javaHome.resolve("bin").resolve("java").toString(),
                 "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "-Xmx32m",
                 "-Xlog:disable",
-                "-Xlog:all=warning:stderr",
-                "-cp",
-                entryJar().toString(),
-                ENTRY_MAIN));
+                "-Xlog:all=warning:stderr"));
+        prefix.addAll(JVM_HARDENING);
+        prefix.addAll(List.of("-cp", entryJar().toString(), ENTRY_MAIN));
+        return new EntryCommand(prefix, List.of(real(javaHome), real(entryJar()).getParent()));
     }
 
     private static Path entryJar() {

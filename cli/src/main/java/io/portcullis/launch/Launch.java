@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -44,7 +45,8 @@ public final class Launch implements AutoCloseable {
     }
 
     /**
-     * Opens {@code policy} on {@code relay} and starts the entry with {@code command} in {@code sandbox}.
+     * Opens {@code policy} on {@code relay} and starts the entry with {@code command} in {@code
+     * sandbox}, with a {@code /tmp} of its own or the host's.
      *
      * @param io sets the child's standard streams (for example {@link ProcessBuilder#inheritIO()})
      */
@@ -52,11 +54,13 @@ public final class Launch implements AutoCloseable {
             Relay relay,
             SpawnPolicy policy,
             Sandbox sandbox,
+            Sandbox.Tmp tmp,
             EntryCommand entry,
             List<String> command,
             UnaryOperator<ProcessBuilder> io)
             throws IOException {
         Objects.requireNonNull(sandbox, "sandbox");
+        Objects.requireNonNull(tmp, "tmp");
         Objects.requireNonNull(entry, "entry");
         Objects.requireNonNull(io, "io");
         SpawnHandle spawn = relay.open(policy);
@@ -68,7 +72,15 @@ public final class Launch implements AutoCloseable {
                     ".json",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Optional<Sandbox.Resolver> resolver = resolver(written);
-            List<String> argv = sandbox.wrap(entry.argv(spawn, Sandbox.READY_FD, command), ready, resolver);
+            List<Path> shown =
+                    new ArrayList<>(List.of(spawn.socket().toAbsolutePath().getParent()));
+            shown.addAll(entry.installation());
+            shown.addAll(tmp.shown());
+            Sandbox.Scratch scratch = scratch(
+                    tmp.shared(),
+                    Files.isDirectory(SHM),
+                    shown.stream().filter(Files::isDirectory).toList());
+            List<String> argv = sandbox.wrap(entry.argv(spawn, Sandbox.READY_FD, command), ready, resolver, scratch);
             Process process = io.apply(new ProcessBuilder(argv)).start();
             return new Launch(spawn, ready, written, process);
         } catch (IOException | RuntimeException e) {
@@ -81,6 +93,51 @@ public final class Launch implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    static final Path TMP = Path.of("/tmp");
+    static final Path SHM = Path.of("/dev/shm");
+
+    /**
+     * What the sandbox has of its own: {@code /tmp} unless it is {@code shared}, and {@code /dev/shm}
+     * where the host has it ({@code shm}); of {@code shown}, each folder that lies in one of them is
+     * kept, unless a kept folder holds it already, each folder before what it holds. Pure.
+     */
+    static Sandbox.Scratch scratch(boolean shared, boolean shm, List<Path> shown) {
+        List<Path> fresh = new ArrayList<>();
+        if (!shared) {
+            fresh.add(TMP);
+        }
+        if (shm) {
+            fresh.add(SHM);
+        }
+        List<Path> inFresh = shown.stream()
+                .map(Path::normalize)
+                .filter(p -> fresh.stream().anyMatch(f -> p.startsWith(f) && !p.equals(f)))
+                .distinct()
+                .sorted(Comparator.comparingInt(Path::getNameCount).thenComparing(Comparator.naturalOrder()))
+                .toList();
+        List<Path> kept = new ArrayList<>();
+        for (Path directory : inFresh) {
+            if (kept.stream().noneMatch(directory::startsWith)) {
+                kept.add(directory);
+            }
+        }
+        return new Sandbox.Scratch(fresh, kept);
+    }
+
+    /**
+     * The folders a command needs of the host's {@code /tmp}, where they lie in it: its working
+     * directory and each absolute folder of its {@code PATH}. Pure.
+     */
+    public static List<Path> commandFolders(Path workingDirectory, Optional<String> path) {
+        List<Path> folders = new ArrayList<>(List.of(workingDirectory.toAbsolutePath()));
+        for (String folder : path.orElse("").split(":")) {
+            if (folder.startsWith("/")) {
+                folders.add(Path.of(folder));
+            }
+        }
+        return folders;
     }
 
     /** Host daemons' socket directories that resolve names for a client without resolv.conf. */

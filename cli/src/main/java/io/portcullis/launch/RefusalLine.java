@@ -1,5 +1,6 @@
 package io.portcullis.launch;
 
+import io.portcullis.log.ControlEscapes;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
@@ -15,7 +16,9 @@ import java.util.Optional;
  * failed connection (SPEC R43), e.g. {@code portcullis: refused CONNECT nas.lan:22: not-listed (no
  * listed entry matches and the internet shape does not apply)}. For the owner check's codes the
  * parenthesis also says what the check saw and what to change. Pure: built from the decision
- * record alone, which the JSON line is built from too.
+ * record alone, which the JSON line is built from too. What the client or a process chose (a target,
+ * a method) reaches the person's terminal escaped as the JSON log escapes it ({@link
+ * ControlEscapes}): C0, DEL, C1, U+2028 and U+2029 as {@code \\uXXXX}, so no control is obeyed.
  *
  * @param gatewayUid the gateway's uid the run's owner check uses; -1 for none
  * @param origin where that uid (or its absence) comes from, e.g. {@code owner.gatewayUid in --host}
@@ -41,7 +44,8 @@ public record RefusalLine(int gatewayUid, String origin) {
         DenyCode code = settled.get();
         String outcome = decision.verdict() == Decision.Outcome.DENY ? "refused" : "failed";
         String why = code.sentence() + whatToChange(code, decision);
-        return Optional.of("portcullis: " + outcome + " " + what(decision) + ": " + code.code() + " (" + why + ")");
+        return Optional.of(ControlEscapes.escaped(
+                "portcullis: " + outcome + " " + what(decision) + ": " + code.code() + " (" + why + ")"));
     }
 
     /** The connection as the person asked for it: its kind and target. */

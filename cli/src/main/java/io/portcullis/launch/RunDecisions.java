@@ -1,5 +1,6 @@
 package io.portcullis.launch;
 
+import io.portcullis.log.ControlEscapes;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.policy.DenyCode;
@@ -57,9 +58,9 @@ public final class RunDecisions implements DecisionSink, AutoCloseable {
         try {
             line = format.of(decision);
         } catch (RuntimeException e) {
-            line = Optional.of("portcullis: " + decision.verdict() + " "
+            line = Optional.of(ControlEscapes.escaped("portcullis: " + decision.verdict() + " "
                     + decision.target().orElse("(no target read)") + ": "
-                    + decision.code().map(DenyCode::code).orElse("(no code)"));
+                    + decision.code().map(DenyCode::code).orElse("(no code)")));
         }
         line.ifPresent(text -> writer.execute(() -> write(text)));
     }

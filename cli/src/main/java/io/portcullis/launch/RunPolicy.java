@@ -57,8 +57,9 @@ public final class RunPolicy {
     }
 
     /**
-     * {@code policy} with {@code peerUid} as its only peer. A policy naming another uid is refused:
-     * the entry runs as {@code peerUid}, so the relay would close every one of its connections.
+     * {@code policy} with {@code peerUid} as its only peer, and everything else it says kept (its
+     * shadow too, SPEC R26). A policy naming another uid is refused: the entry runs as {@code
+     * peerUid}, so the relay would close every one of its connections.
      */
     public static SpawnPolicy forPeer(SpawnPolicy policy, int peerUid) throws ConfigException {
         if (policy.peerUid().isPresent() && policy.peerUid().getAsInt() != peerUid) {
@@ -73,7 +74,20 @@ public final class RunPolicy {
                 policy.hosts(),
                 policy.proxyPort(),
                 policy.door(),
-                OptionalInt.of(peerUid));
+                OptionalInt.of(peerUid),
+                policy.shadow().map(shadow -> withPeer(shadow, peerUid)));
+    }
+
+    /** {@code policy}, all of it, with {@code peerUid} as its peer: a shadow's peer is its policy's. */
+    private static SpawnPolicy withPeer(SpawnPolicy policy, int peerUid) {
+        return new SpawnPolicy(
+                policy.id(),
+                policy.network(),
+                policy.hosts(),
+                policy.proxyPort(),
+                policy.door(),
+                OptionalInt.of(peerUid),
+                policy.shadow());
     }
 
     /**

@@ -7,78 +7,176 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * How the entry gets a new user and network namespace with loopback up and nothing else. Both
- * keep the file system as it is, so the entry reaches the spawn's socket by its path, and both
- * map the caller's uid to itself, so the relay sees that uid on the socket (SO_PEERCRED).
+ * How the entry gets new user, network, pid and IPC namespaces with loopback up and nothing else
+ * (SPEC R40). Both keep the file system as it is but for {@link Scratch} (a {@code /tmp} and {@code
+ * /dev/shm} of its own, which still show the spawn's directory, so the entry reaches the spawn's
+ * socket by its path) and the {@link Resolver}'s files, and both map the caller's uid to itself, so
+ * the relay sees that uid on the socket (SO_PEERCRED). In its own pid namespace, with a {@code
+ * /proc} of its own, the command sees no process outside the sandbox and can signal none (nor
+ * attach to one).
  *
- * <p>The wrapped command writes the entry's readiness line (descriptor 3) to a file, which keeps
- * it out of the command's standard output and tells a sandbox that never started from a command
- * that failed.
+ * <p>The sandbox's pid 1 is a shell that runs the entry (which becomes the command) and exits with
+ * its status: when the command ends, the kernel ends whatever it left running in the sandbox. The
+ * shell is silent (a shell reports a child killed by a signal on its standard error), and it is not
+ * the command, since pid 1 ignores every signal it has no handler for. The readiness line
+ * (descriptor 3) is opened before the sandbox starts, on a file outside it, which keeps it out of
+ * the command's standard output and tells a sandbox that never started from a command that failed.
  */
 public enum Sandbox {
     /**
-     * bubblewrap: it brings loopback up itself, and takes the entry down when this process dies. The
-     * entry may bind a forward below 1024 inside the namespace, as it may under {@link #UNSHARE}.
+     * bubblewrap: it brings loopback up itself, and takes the sandbox down when this process dies.
+     * The entry may bind a forward below 1024 inside the namespace, as it may under {@link #UNSHARE}.
      */
     BWRAP("bwrap") {
         @Override
-        List<String> prefix(Optional<Resolver> resolver) {
+        List<String> prefix(Optional<Resolver> resolver, Scratch scratch) {
             List<String> prefix = new ArrayList<>(List.of(
                     "bwrap",
                     "--unshare-net",
                     "--unshare-user",
+                    "--unshare-pid",
+                    "--unshare-ipc",
+                    "--as-pid-1",
                     "--die-with-parent",
                     "--cap-add",
                     "CAP_NET_BIND_SERVICE",
                     "--dev-bind",
                     "/",
-                    "/"));
+                    "/",
+                    "--proc",
+                    "/proc"));
             resolver.ifPresent(r -> {
                 r.files()
                         .forEach(bind -> prefix.addAll(List.of(
                                 "--ro-bind", bind.file().toString(), bind.over().toString())));
                 r.hidden().forEach(directory -> prefix.addAll(List.of("--tmpfs", directory.toString())));
             });
-            prefix.addAll(List.of("--", "/bin/sh", "-c", "ready=$1; shift; exec \"$@\" 3>>\"$ready\"", "sh"));
+            // A bind's source is the host's path, whatever is mounted inside before it.
+            scratch.fresh()
+                    .forEach(directory -> prefix.addAll(List.of("--perms", "1777", "--tmpfs", directory.toString())));
+            scratch.kept()
+                    .forEach(directory -> prefix.addAll(List.of("--bind", directory.toString(), directory.toString())));
+            prefix.addAll(List.of("--", "/bin/sh", "-c", INIT, "sh"));
             return prefix;
         }
     },
     /**
-     * util-linux unshare: the caller becomes root of the new user namespace, and brings loopback up.
-     * It forks, so that the command (which the entry becomes) is unshare's child, as it is
-     * bubblewrap's, and takes the command down with it.
+     * util-linux unshare: the caller becomes root of the new user namespace, brings loopback up and
+     * mounts what the sandbox sees. It forks, so that the sandbox's shell is pid 1 of the new pid
+     * namespace, and takes it down with it.
      */
     UNSHARE("unshare") {
         @Override
-        List<String> prefix(Optional<Resolver> resolver) {
-            List<String> prefix =
-                    new ArrayList<>(List.of("unshare", "--fork", "--kill-child", "--user", "--map-root-user", "--net"));
-            String mount = "";
+        List<String> prefix(Optional<Resolver> resolver, Scratch scratch) {
+            // --mount-proc: a mount namespace of its own (private propagation), so every mount is
+            // seen inside only, and a /proc of the new pid namespace.
+            List<String> prefix = new ArrayList<>(List.of(
+                    "unshare",
+                    "--fork",
+                    "--kill-child",
+                    "--user",
+                    "--map-root-user",
+                    "--net",
+                    "--pid",
+                    "--mount-proc",
+                    "--ipc"));
+            StringBuilder script = new StringBuilder("ip link set lo up || exit 125; ");
             if (resolver.isPresent()) {
-                // A mount namespace of its own (private propagation): the mounts are seen inside only.
-                prefix.add("--mount");
-                StringBuilder mounts = new StringBuilder();
                 for (Resolver.Bind bind : resolver.get().files()) {
-                    mounts.append("mount --bind -o ro '")
+                    script.append("mount --bind -o ro '")
                             .append(bind.file())
                             .append("' '")
                             .append(bind.over())
                             .append("' || exit 125; ");
                 }
                 for (Path directory : resolver.get().hidden()) {
-                    mounts.append("mount -t tmpfs tmpfs '").append(directory).append("' || exit 125; ");
+                    script.append("mount -t tmpfs tmpfs '").append(directory).append("' || exit 125; ");
                 }
-                mount = mounts.toString();
             }
-            prefix.addAll(List.of(
-                    "--",
-                    "/bin/sh",
-                    "-c",
-                    "ip link set lo up || exit 125; " + mount + "ready=$1; shift; exec \"$@\" 3>>\"$ready\"",
-                    "sh"));
+            // Each kept directory is an argument of the script ($1, $2, ...), held open across the
+            // fresh mount over its parent and bound back from that descriptor: by its path it would
+            // be the fresh directory's.
+            int kept = scratch.kept().size();
+            if (kept > MAX_KEPT) {
+                throw new IllegalArgumentException("the unshare sandbox shows at most " + MAX_KEPT
+                        + " folders of /tmp and /dev/shm, and this command needs " + kept + ": " + scratch.kept()
+                        + " (expected: bubblewrap (--sandbox bwrap), or --share-tmp)");
+            }
+            for (int i = 1; i <= kept; i++) {
+                script.append("exec ")
+                        .append(keptFd(i))
+                        .append("<\"$")
+                        .append(i)
+                        .append("\" || exit 125; ");
+            }
+            for (Path directory : scratch.fresh()) {
+                script.append("mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs '")
+                        .append(directory)
+                        .append("' || exit 125; ");
+            }
+            for (int i = 1; i <= kept; i++) {
+                script.append("mkdir -p \"$")
+                        .append(i)
+                        .append("\" && mount --no-canonicalize --bind /proc/self/fd/")
+                        .append(keptFd(i))
+                        .append(" \"$")
+                        .append(i)
+                        .append("\" || exit 125; exec ")
+                        .append(keptFd(i))
+                        .append("<&-; ");
+            }
+            if (kept > 0) {
+                script.append("shift ").append(kept).append("; ");
+            }
+            // The working directory is looked up again in what is now mounted (it was taken before,
+            // and would still be the host's); where it is gone, home, as bubblewrap does.
+            script.append("cd \"$(pwd)\" 2>/dev/null || cd \"${HOME:-/}\" 2>/dev/null || cd /; ");
+            prefix.addAll(List.of("--", "/bin/sh", "-c", script + INIT, "sh"));
+            scratch.kept().forEach(directory -> prefix.add(directory.toString()));
             return prefix;
         }
     };
+
+    /**
+     * The sandbox's pid 1: runs the entry with the shell's own standard error closed to it (the
+     * entry's is the caller's) and exits with its status, 128+S when signal S ended it.
+     */
+    static final String INIT = "exec 9>&2 2>/dev/null; \"$@\" 2>&9 9>&-; exit $?";
+
+    /** The descriptor that holds the i-th kept directory (from 1) while the unshare form mounts over it. */
+    private static int keptFd(int i) {
+        return 3 + i;
+    }
+
+    /** Descriptors 4 to 8: a POSIX shell's redirections name one digit. */
+    static final int MAX_KEPT = 5;
+
+    /** Opens the readiness file as descriptor 3, then becomes the sandbox. */
+    private static final String OPEN_READY = "exec 3>>\"$1\" || exit 125; shift; exec \"$@\"";
+
+    /**
+     * What the sandbox has of its own beside its namespaces: an empty tmpfs (mode 1777) over each of
+     * {@code fresh}, and each of {@code kept} (a directory under one of them) bound back at its own
+     * path, seen inside only. {@code /tmp} is fresh unless the person asks for the host's, and
+     * {@code /dev/shm} always is: POSIX shared memory and semaphores live there, and an IPC
+     * namespace does not separate them.
+     */
+    public record Scratch(List<Path> fresh, List<Path> kept) {
+        /** Nothing of its own: the host's {@code /tmp} and {@code /dev/shm}. */
+        public static final Scratch NONE = new Scratch(List.of(), List.of());
+
+        public Scratch {
+            fresh = List.copyOf(fresh);
+            kept = List.copyOf(kept);
+            fresh.forEach(Resolver::unquoted);
+            for (Path directory : kept) {
+                if (fresh.stream().noneMatch(directory::startsWith)) {
+                    throw new IllegalArgumentException(
+                            "kept: " + directory + " (expected: a directory under one of " + fresh + ")");
+                }
+            }
+        }
+    }
 
     /**
      * How names resolve inside the sandbox (SPEC R24), seen inside only: each of {@code files} is
@@ -103,10 +201,30 @@ public enum Sandbox {
             }
         }
 
-        private static void unquoted(Path path) {
+        static void unquoted(Path path) {
             if (path.toString().contains("'")) {
                 throw new IllegalArgumentException("path: " + path + " (expected: no quote)");
             }
+        }
+    }
+
+    /**
+     * The sandbox's {@code /tmp}: the host's ({@code run --share-tmp}), or one of its own (the
+     * default) that shows, of the host's, only the folders the command needs where they lie in it:
+     * its working directory and the folders of its {@code PATH} (the spawn's directory and the
+     * entry's installation are added to them).
+     */
+    public record Tmp(boolean shared, List<Path> shown) {
+        /** The host's {@code /tmp}. */
+        public static final Tmp SHARED = new Tmp(true, List.of());
+
+        public Tmp {
+            shown = List.copyOf(shown);
+        }
+
+        /** A {@code /tmp} of the sandbox's own, showing {@code shown} where they lie in the host's. */
+        public static Tmp own(List<Path> shown) {
+            return new Tmp(false, shown);
         }
     }
 
@@ -119,20 +237,15 @@ public enum Sandbox {
         this.program = program;
     }
 
-    abstract List<String> prefix(Optional<Resolver> resolver);
-
-    /** The command line that runs {@code argv} in a new namespace, its readiness line going to {@code ready}. */
-    public List<String> wrap(List<String> argv, Path ready) {
-        return wrap(argv, ready, Optional.empty());
-    }
+    abstract List<String> prefix(Optional<Resolver> resolver, Scratch scratch);
 
     /**
-     * The command line that runs {@code argv} in a new namespace, its readiness line going to
-     * {@code ready}, with {@code resolver}'s file as the namespace's {@code /etc/resolv.conf}.
+     * The command line that runs {@code argv} in the sandbox, its readiness line going to {@code
+     * ready} (a file outside it), with {@code resolver}'s files mounted inside, and {@code scratch}.
      */
-    public List<String> wrap(List<String> argv, Path ready, Optional<Resolver> resolver) {
-        List<String> command = new ArrayList<>(prefix(resolver));
-        command.add(ready.toString());
+    public List<String> wrap(List<String> argv, Path ready, Optional<Resolver> resolver, Scratch scratch) {
+        List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", OPEN_READY, "sh", ready.toString()));
+        command.addAll(prefix(resolver, scratch));
         command.addAll(argv);
         return command;
     }

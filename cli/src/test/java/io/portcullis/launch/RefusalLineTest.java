@@ -136,6 +136,36 @@ class RefusalLineTest {
                         .orElseThrow());
     }
 
+    /**
+     * Issue 26 (#13): a control character that the client put in its target or method reaches the
+     * person's terminal as the JSON log writes it ({@code \\uXXXX}), never raw: C0, DEL, C1 (CSI
+     * U+009B and NEL U+0085 among them), U+2028 and U+2029. Printable characters past ASCII stay.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "ESC, 0x1b, \\u001b",
+        "CSI, 0x9b, \\u009b",
+        "NEL, 0x85, \\u0085",
+        "line separator, 0x2028, \\u2028",
+        "paragraph separator, 0x2029, \\u2029",
+        "DEL, 0x7f, \\u007f",
+        "LF, 0x0a, \\u000a",
+        "CR, 0x0d, \\u000d",
+        "NUL, 0x00, \\u0000",
+        "BEL, 0x07, \\u0007",
+        "C1 first, 0x80, \\u0080",
+        "C1 last, 0x9f, \\u009f",
+        "no-break space (printable), 0xa0, \u00a0",
+        "e acute (printable), 0xe9, \u00e9",
+    })
+    void aControlCharacterInTheTargetOrMethodIsEscapedAsInTheLog(String name, String codePoint, String shown) {
+        String ch = Character.toString(Integer.decode(codePoint));
+        assertEquals(
+                Optional.of("portcullis: refused CONNECT" + shown + " evil" + shown + "[2J.test:443: not-listed"
+                        + " (no listed entry matches and the internet shape does not apply)"),
+                INVOKER_1000.of(proxied("CONNECT" + ch, "evil" + ch + "[2J.test:443", "not-listed")));
+    }
+
     @Test
     void runDecisionsWriteEachRefusalOnceAndEveryDecisionToTheLog() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.config.ConfigException;
+import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.util.List;
@@ -82,6 +83,26 @@ class RunPolicyTest {
             assertEquals(OptionalInt.of(Integer.parseInt(expected)), bound.peerUid());
             assertEquals(file.id(), bound.id());
         }
+    }
+
+    /**
+     * Issue 26 (#14): {@code run --spawn FILE} binds the file's policy to the caller's uid and keeps
+     * everything else it says, its shadow (SPEC R26) among it: the same policy as the file naming
+     * that uid as its peer.
+     */
+    @Test
+    void aPolicyFileKeepsItsShadowAndEverythingElse() throws ConfigException {
+        String file = """
+                {"id": "studio", "network": "listed", "proxyPort": 39081,
+                 "hosts": [{"target": "nas.lan:8443", "scheme": "https"}, {"target": "127.0.0.1:5000", "scheme": "tcp"}],
+                 "door": {"port": 3001, "routes": [{"method": "GET", "path": "/state"}],
+                          "tokenFile": "/run/wall/studio/door-token", "tokenHeader": "X-Door-Token"},
+                 "shadow": {"network": "internet", "hosts": [{"target": "printer.lan:80", "scheme": "http"}]}%s}
+                """;
+        SpawnPolicy bound = RunPolicy.forPeer(SpawnPolicyJson.parse("file", file.formatted("")), 1000);
+        assertEquals(SpawnPolicyJson.parse("file", file.formatted(", \"peerUid\": 1000")), bound);
+        assertEquals(SpawnPolicy.Network.INTERNET, bound.shadow().orElseThrow().network());
+        assertEquals(OptionalInt.of(1000), bound.shadow().orElseThrow().peerUid());
     }
 
     @ParameterizedTest(name = "uid {0}, SUDO_UID {1} -> {2}")

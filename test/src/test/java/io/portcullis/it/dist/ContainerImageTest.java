@@ -9,7 +9,9 @@ import io.portcullis.it.world.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,7 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * packaging/Dockerfile built from the distribution tarball, on the glibc base that
  * scripts/ensure-docker.sh makes from this host's files (no base image can be pulled here), and its
- * daemon run with no network at all: it starts, prints its ready line and drains on docker stop.
+ * daemon run with no network at all and the rights operations.md gives it: it runs as its own uid
+ * with the systemd unit's three capabilities, starts, prints its ready line and drains on docker
+ * stop. Without those rights it says what is missing and runs nothing.
  */
 class ContainerImageTest {
     @RegisterExtension
@@ -28,6 +32,13 @@ class ContainerImageTest {
     private static final String BASE = "portcullis-glibc-base:latest";
     private static final String IMAGE =
             "portcullis-image-test:" + ProcessHandle.current().pid();
+
+    /** What docs/operations.md runs the image with: the unit's capabilities and no other. */
+    private static final List<String> RIGHTS = List.of(
+            "--cap-drop", "ALL", "--cap-add", "SYS_PTRACE", "--cap-add", "DAC_READ_SEARCH", "--cap-add", "CHOWN");
+
+    /** CAP_CHOWN (0), CAP_DAC_READ_SEARCH (2) and CAP_SYS_PTRACE (19), as /proc/PID/status writes a set. */
+    private static final String UNIT_CAPABILITIES = "0000000000080005";
 
     @TempDir
     static Path dir;
@@ -65,16 +76,41 @@ class ContainerImageTest {
 
     @Test
     void theImageAnswersVersion() throws Exception {
-        Run run = docker("run", "--rm", "--network", "none", IMAGE, "--version");
+        Run run = docker(withRights("run", "--rm", "--network", "none", IMAGE, "--version"));
         assertEquals(0, run.exit(), run.toString());
         assertEquals("portcullis 0.1.0\n", run.out());
+        assertEquals(
+                "portcullis\n",
+                docker("image", "inspect", "-f", "{{.Config.User}}", IMAGE).out());
     }
 
+    /**
+     * Issue 26 (#15): without the unit's capabilities in its bounding set, or under
+     * no-new-privileges (where the runtime's file capabilities do not apply), the image says what
+     * is missing and runs nothing.
+     */
     @Test
-    void itsDaemonStartsAndDrainsOnDockerStop() throws Exception {
+    void withoutItsRightsTheImageSaysWhatIsMissing() throws Exception {
+        Run bare = docker("run", "--rm", "--network", "none", IMAGE, "--version");
+        assertEquals(2, bare.exit(), bare.toString());
+        assertTrue(
+                bare.err().contains("--cap-drop ALL --cap-add SYS_PTRACE --cap-add DAC_READ_SEARCH --cap-add CHOWN"),
+                bare.toString());
+        Run noNewPrivileges = docker(withRights(
+                "run", "--rm", "--network", "none", "--security-opt", "no-new-privileges", IMAGE, "--version"));
+        assertEquals(2, noNewPrivileges.exit(), noNewPrivileges.toString());
+        assertTrue(noNewPrivileges.err().contains("no-new-privileges is set"), noNewPrivileges.toString());
+    }
+
+    /**
+     * Its daemon starts and drains on docker stop; it runs as the image's own uid, not root, with
+     * the unit's three capabilities effective and no other in reach (issue 26, #15).
+     */
+    @Test
+    void itsDaemonRunsAsItsOwnUidWithTheUnitsCapabilitiesAndDrainsOnDockerStop() throws Exception {
         Path etc = Files.createDirectories(dir.resolve("etc"));
         Files.writeString(etc.resolve("host.json"), "{}");
-        Run started = docker("run", "-d", "--network", "none", "-v", etc + ":/etc/portcullis:ro", IMAGE);
+        Run started = docker(withRights("run", "-d", "--network", "none", "-v", etc + ":/etc/portcullis:ro", IMAGE));
         assertEquals(0, started.exit(), started.toString());
         String container = started.out().strip();
         try {
@@ -84,6 +120,15 @@ class ContainerImageTest {
                 logs = docker("logs", container).out();
             }
             assertTrue(logs.contains("\"metrics\":\"127.0.0.1:9464\""), logs);
+            Map<String, String> status = status(container);
+            assertEquals("java", status.get("Name"), status.toString());
+            assertEquals("10001\t10001\t10001\t10001", status.get("Uid"), status.toString());
+            assertEquals("10001\t10001\t10001\t10001", status.get("Gid"), status.toString());
+            assertEquals(UNIT_CAPABILITIES, status.get("CapEff"), status.toString());
+            assertEquals(UNIT_CAPABILITIES, status.get("CapPrm"), status.toString());
+            assertEquals(UNIT_CAPABILITIES, status.get("CapBnd"), status.toString());
+            Run socket = docker("exec", container, "bash", "-c", "[ -O /run/portcullis/control.sock ] && echo ours");
+            assertEquals("ours\n", socket.out(), "the control socket is the daemon's uid's: " + socket);
             assertEquals(0, docker("stop", "-t", "30", container).exit());
             assertEquals(
                     "0\n",
@@ -92,6 +137,25 @@ class ContainerImageTest {
         } finally {
             docker("rm", "-f", container);
         }
+    }
+
+    /** The container's pid 1 as it sees itself: /proc/1/status, field by field. */
+    private static Map<String, String> status(String container) throws Exception {
+        Run run = docker("exec", container, "bash", "-c", "echo \"$(</proc/1/status)\"");
+        assertEquals(0, run.exit(), run.toString());
+        Map<String, String> fields = new LinkedHashMap<>();
+        run.out().lines().filter(l -> l.contains(":\t")).forEach(l -> {
+            int colon = l.indexOf(":\t");
+            fields.put(l.substring(0, colon), l.substring(colon + 2));
+        });
+        return fields;
+    }
+
+    /** {@code docker run} with the rights docs/operations.md gives the image, before the image name. */
+    private static String[] withRights(String... args) {
+        List<String> argv = new ArrayList<>(List.of(args));
+        argv.addAll(1, RIGHTS);
+        return argv.toArray(String[]::new);
     }
 
     private static Run docker(String... args) throws Exception {

@@ -88,6 +88,8 @@ class DistributionTest {
                         home.resolve("runtime/bin/java").toString(),
                         "-XX:AOTMode=on",
                         "-XX:AOTCache=" + home.resolve("netns-entry.aot"),
+                        "-XX:+DisableAttachMechanism",
+                        "-XX:-EnableDynamicAgentLoading",
                         "-XX:-UsePerfData",
                         "-XX:+UseSerialGC",
                         "-XX:TieredStopAtLevel=1",

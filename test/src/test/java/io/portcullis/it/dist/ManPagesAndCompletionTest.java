@@ -55,6 +55,7 @@ class ManPagesAndCompletionTest {
         "portcullis dae, daemon",
         "portcullis daemon --metrics-, --metrics-listen",
         "portcullis run --sand, --sandbox",
+        "portcullis run --share, --share-tmp",
         "portcullis relay --dr, --drain",
     })
     void aPrefixCompletesToTheOneItNames(String line, String expected) throws Exception {
@@ -85,6 +86,13 @@ class ManPagesAndCompletionTest {
     void theSynopsisOfRunShowsItsAllowOption() throws Exception {
         assertTrue(render(page("portcullis-run")).contains("[--allow=HOST:PORT[/http]]... CMD..."));
         assertTrue(render(page("portcullis-daemon")).contains("[--metrics-listen=ADDRESS:PORT]"));
+    }
+
+    /** Issue 26: run's page says how to give the command the host's /tmp. */
+    @Test
+    void theRunPageNamesShareTmp() throws Exception {
+        String text = render(page("portcullis-run"));
+        assertTrue(text.contains("[--share-tmp]") && text.contains("Give the command this host"), text);
     }
 
     /** The page as groff renders it for a terminal; any warning of groff's fails the test. */

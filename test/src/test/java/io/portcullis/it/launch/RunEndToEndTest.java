@@ -104,7 +104,7 @@ class RunEndToEndTest {
         Path log = dir.resolve("decisions.jsonl");
         Run run = run(
                 sandbox,
-                List.of("--allow", "nas.lan:8443", "--log", log.toString()),
+                List.of("--allow", "nas.lan:8443", "--log", log.toString(), "--share-tmp"),
                 "/bin/sh",
                 "-c",
                 curl("https://nas.lan:8443/allowed") + "; echo; " + curl("https://www.example.test/refused")
@@ -218,6 +218,32 @@ class RunEndToEndTest {
                 run.err());
     }
 
+    /**
+     * Issue 26 (#14): {@code run --spawn FILE} keeps the policy's shadow (SPEC R26): the internet
+     * shape allows the connection, and the decision line says the shadow, listing nothing, would
+     * have refused it.
+     */
+    @Test
+    void aPolicyFilesShadowIsDecidedBeside() throws Exception {
+        Path spawn = Files.writeString(
+                dir.resolve("shadowed.json"),
+                "{\"id\": \"shadowed\", \"network\": \"internet\", \"shadow\": {\"network\": \"listed\"}}");
+        Path log = dir.resolve("shadow.jsonl");
+        Run run = run(
+                "auto",
+                List.of("--spawn", spawn.toString(), "--log", log.toString(), "--share-tmp"),
+                "/bin/sh",
+                "-c",
+                curl("https://www.example.test/shadowed"));
+        assertEquals(0, run.exit(), run.toString());
+        String decisions = Files.readString(log);
+        assertTrue(
+                decisions.contains("\"target\":\"www.example.test:443\"")
+                        && decisions.contains("\"verdict\":\"allow\"")
+                        && decisions.contains("\"shadow\":{\"verdict\":\"deny\",\"code\":\"not-listed\"}"),
+                decisions);
+    }
+
     @Test
     void pythonsUrllibTunnelsThroughTheProxyVariables() throws Exception {
         // http.client sends "CONNECT host:port HTTP/1.0": the proxy kind must take it like HTTP/1.1.
@@ -225,7 +251,12 @@ class RunEndToEndTest {
                 + "c = ssl.create_default_context(cafile='" + world.tls().certificatePem() + "'); "
                 + "print(urllib.request.urlopen('https://nas.lan:8443/python', context=c, timeout=10).read().decode())";
         Path log = dir.resolve("python.jsonl");
-        Run run = run("auto", List.of("--allow", "nas.lan:8443", "--log", log.toString()), "python3", "-c", script);
+        Run run = run(
+                "auto",
+                List.of("--allow", "nas.lan:8443", "--log", log.toString(), "--share-tmp"),
+                "python3",
+                "-c",
+                script);
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/python\""), run.toString());
         String decisions = Files.readString(log);
@@ -236,28 +267,47 @@ class RunEndToEndTest {
 
     @Test
     void internetReachesAGlobalNameOverTls() throws Exception {
-        Run run = run("auto", List.of("--internet"), "/bin/sh", "-c", curl("https://www.example.test/internet"));
+        Run run = run(
+                "auto",
+                List.of("--internet", "--share-tmp"),
+                "/bin/sh",
+                "-c",
+                curl("https://www.example.test/internet"));
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().contains("\"tls\":true") && run.out().contains("\"target\":\"/internet\""), run.out());
         assertFalse(run.err().contains("\"verdict\""), "without --log no JSON decision line: " + run.err());
         assertEquals(List.of(), refusals(run), "an allowed connection prints nothing: " + run.err());
     }
 
-    /** Issue 14: no process of Portcullis stays in the namespace; the command is the sandbox's child. */
+    /**
+     * Issue 14: no process of Portcullis stays in the namespace; the command is the child of the
+     * sandbox's pid 1, a shell (issue 26: the sandbox has a pid namespace of its own).
+     */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"bwrap", "unshare"})
     void theCommandsParentIsTheSandboxNotAJvm(String sandbox) throws Exception {
-        Run run = run(sandbox, List.of(), "/bin/sh", "-c", "cat /proc/$PPID/comm; ls -l /proc/$$/exe");
+        Run run = run(sandbox, List.of(), "/bin/sh", "-c", "echo ppid=$PPID; cat /proc/$PPID/comm; ls -l /proc/$$/exe");
         assertEquals(0, run.exit(), run.toString());
-        assertEquals(sandbox, run.out().lines().findFirst().orElse(""), run.toString());
+        assertEquals(List.of("ppid=1", "sh"), run.out().lines().limit(2).toList(), run.toString());
         assertFalse(run.out().contains("java"), "no JVM is the command's process or parent: " + run.out());
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"bwrap", "unshare"})
-    void theSpawnDirectoryIsGoneOnceTheCommandRuns(String sandbox) throws Exception {
+    /**
+     * The spawn's socket is gone once the command runs. Seen from inside: in the host's /tmp its
+     * directory is gone too; in the sandbox's own, the folder it was bound on stays, empty.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"bwrap, ''", "unshare, ''", "bwrap, --share-tmp", "unshare, --share-tmp"})
+    void theSpawnDirectoryIsGoneOnceTheCommandRuns(String sandbox, String option) throws Exception {
         Path parent = Files.createDirectory(dir.resolve("spawns"));
-        Run run = run(sandbox, List.of("--dir", parent.toString()), "/bin/sh", "-c", "ls -A " + parent + "; exit 4");
+        List<String> options = new ArrayList<>(List.of("--dir", parent.toString()));
+        String find = "find " + parent + " -mindepth 1";
+        if (option.isEmpty()) {
+            find += " ! -type d";
+        } else {
+            options.add(option);
+        }
+        Run run = run(sandbox, options, "/bin/sh", "-c", find + "; exit 4");
         assertEquals(4, run.exit(), run.toString());
         assertEquals("", run.out().strip(), "the spawn socket served its hand-over and was removed with its directory");
         assertEquals(List.of(), list(parent));

@@ -177,6 +177,7 @@ class UpstreamEndToEndTest {
                             "--internet",
                             "--allow",
                             "nas.lan:80/http",
+                            "--share-tmp", // curl reads the world's certificate from the host's /tmp
                             "--",
                             "/bin/sh",
                             "-c",
