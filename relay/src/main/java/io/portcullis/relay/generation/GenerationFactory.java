@@ -6,6 +6,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerChecks;
+import io.portcullis.owner.PortHolders;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.decide.Judge;
 import io.portcullis.relay.decide.OwnAddressBook;
@@ -15,8 +16,10 @@ import io.portcullis.relay.forward.ForwardKind;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.proxy.ProxyKind;
+import io.portcullis.relay.resolve.LocalServerCheck;
 import io.portcullis.relay.resolve.NettyResolver;
 import io.portcullis.relay.resolve.Resolution;
 import io.portcullis.relay.resolve.Resolver;
@@ -29,11 +32,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * Builds a configuration generation from a host configuration: the owner check (unless given;
@@ -53,9 +59,9 @@ public final class GenerationFactory {
 
     /**
      * A generation's DNS: the resolver, the same resolver timed (for the lookups of decisions),
-     * and the event loop it runs on.
+     * the event loop it runs on, and this host's own addresses (their names resolved by it).
      */
-    private record Dns(Resolver plain, Resolver timed, ScheduledExecutorService loop) {}
+    private record Dns(Resolver plain, Resolver timed, ScheduledExecutorService loop, OwnAddressBook own) {}
 
     private final Transport transport;
     private final Metrics metrics;
@@ -77,19 +83,27 @@ public final class GenerationFactory {
         List<AutoCloseable> owned = new ArrayList<>();
         try {
             OwnerCheck owner = Timed.ownerCheck(ownerCheck(host, owned), metrics.owner());
+            PortHolders holders = OwnerChecks.portHolders(host.owner().cacheWindow());
+            int relayUid = LocalServerCheck.processUid();
             boolean upstreamNamed = host.upstream()
                     .filter(upstream -> upstream.proxy().isName())
                     .isPresent();
-            Optional<Dns> dns = givenJudge == null || upstreamNamed ? Optional.of(dns(host, owned)) : Optional.empty();
-            Judge judge = givenJudge != null ? givenJudge : policyJudge(host, dns.orElseThrow(), owner, owned);
+            Optional<Dns> dns = givenJudge == null || upstreamNamed
+                    ? Optional.of(dns(host, holders, relayUid, owned))
+                    : Optional.empty();
+            Judge judge = givenJudge != null ? givenJudge : policyJudge(host, dns.orElseThrow(), owner);
             HostConfig.Limits limits = host.limits();
             Dialer dialer = new Dialer(
                     transport, Math.toIntExact(limits.connectTimeout().toMillis()));
+            Supplier<OwnAddresses> own = dns.<Supplier<OwnAddresses>>map(Dns::own)
+                    .orElse(() -> new OwnAddresses(Set.copyOf(host.ownAddresses())));
             Optional<UpstreamProxy> upstream = host.upstream()
                     .map(config -> new UpstreamProxy(
                             config,
                             dns.map(Dns::plain).orElse(NO_NAMES),
                             host.denyList(),
+                            new LocalServerCheck(
+                                    LocalServerCheck.UPSTREAM_PROXY, holders, config.uids(), own, relayUid),
                             dialer,
                             limits.headerBytes(),
                             limits.connectTimeout().toMillis()));
@@ -130,23 +144,32 @@ public final class GenerationFactory {
      * channel is NIO whatever the relay's transport); what it opens is added to {@code owned}, to
      * be closed with the generation.
      */
-    private Dns dns(HostConfig host, List<AutoCloseable> owned) {
+    private Dns dns(HostConfig host, PortHolders holders, int relayUid, List<AutoCloseable> owned) {
         EventLoopGroup dnsLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         owned.add(() -> dnsLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
-        NettyResolver resolver = new NettyResolver(dnsLoop.next(), host.dns());
+        // A DNS server on this host is checked before it is asked (R25), which needs this host's
+        // own addresses, whose names are resolved by the same resolver: the book is read late.
+        AtomicReference<OwnAddressBook> book = new AtomicReference<>();
+        Supplier<OwnAddresses> own =
+                () -> book.get() == null ? OwnAddresses.NONE : book.get().get();
+        NettyResolver resolver = new NettyResolver(
+                dnsLoop.next(),
+                host.dns(),
+                new LocalServerCheck(
+                        LocalServerCheck.DNS_SERVER, holders, host.dns().uids(), own, relayUid));
         owned.add(resolver);
-        return new Dns(resolver, Timed.resolver(resolver, metrics.dns()), dnsLoop.next());
+        OwnAddressBook ownBook = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), resolver);
+        owned.add(ownBook);
+        book.set(ownBook);
+        return new Dns(resolver, Timed.resolver(resolver, metrics.dns()), dnsLoop.next(), ownBook);
     }
 
     /**
      * The policy's judge for {@code host} over {@code dns} and {@code owner} (timed, and the same
-     * check the doors ask), once this host's own addresses were read; what it opens is added to
-     * {@code owned}.
+     * check the doors ask), once this host's own addresses were read.
      */
-    private static Judge policyJudge(HostConfig host, Dns dns, OwnerCheck owner, List<AutoCloseable> owned)
-            throws IOException {
-        OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), dns.plain());
-        owned.add(own);
+    private static Judge policyJudge(HostConfig host, Dns dns, OwnerCheck owner) throws IOException {
+        OwnAddressBook own = dns.own();
         long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
         try {
             own.refresh().get(bound, TimeUnit.MILLISECONDS);
