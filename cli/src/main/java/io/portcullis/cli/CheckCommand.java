@@ -14,11 +14,13 @@ import io.portcullis.relay.decide.OwnAddressBook;
 import io.portcullis.relay.decide.PolicyJudge;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.resolve.LocalServerCheck;
 import io.portcullis.relay.resolve.NettyResolver;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -30,6 +32,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -103,9 +106,19 @@ final class CheckCommand implements Callable<Integer> {
         }
         List<String> input = targets.isEmpty() ? lines(main.stdin().readAllBytes()) : asRelayReads(targets);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        try (NettyResolver resolver = new NettyResolver(group.next(), host.dns());
+        // A DNS server on this host is asked only while a trusted uid holds its port (R25); that
+        // needs this host's own addresses, whose names the same resolver resolves.
+        AtomicReference<OwnAddressBook> book = new AtomicReference<>();
+        LocalServerCheck servers = new LocalServerCheck(
+                LocalServerCheck.DNS_SERVER,
+                OwnerChecks.portHolders(host.owner().cacheWindow()),
+                host.dns().uids(),
+                () -> book.get() == null ? OwnAddresses.NONE : book.get().get(),
+                LocalServerCheck.processUid());
+        try (NettyResolver resolver = new NettyResolver(group.next(), host.dns(), servers);
                 OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), resolver);
                 ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf())) {
+            book.set(own);
             long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
             own.refresh().get(bound, TimeUnit.MILLISECONDS);
             PolicyJudge judge = new PolicyJudge(new Rules(host), resolver, own, owner);

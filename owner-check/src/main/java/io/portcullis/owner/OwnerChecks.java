@@ -33,4 +33,14 @@ public final class OwnerChecks {
         return new CachedOwnerCheck(
                 new OwnerJudge(config, wall, sources), config.cacheWindow(), DEADLINE, Ticker.systemTicker(), docker);
     }
+
+    /**
+     * Who holds a port of this host, read from its kernel (netlink sock_diag, else {@code /proc/net})
+     * on a process-wide daemon thread, each answer reused for {@code window} (SPEC R35, the owner
+     * check's {@code owner.cacheMillis}). Nothing to close.
+     */
+    public static PortHolders portHolders(Duration window) {
+        return new SystemPortHolders(
+                ListenerSource.system(ProcRoot.SYSTEM), ProcRoot.SYSTEM, Devices.loopbackIndex(), window, DEADLINE);
+    }
 }

@@ -8,7 +8,10 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 
-/** The inet_diag wire format: building a LISTEN dump request and parsing its answers. Pure. */
+/**
+ * The inet_diag wire format: building a dump request for the TCP LISTEN sockets, or the bound UDP
+ * sockets, on one port, and parsing its answers. Pure.
+ */
 final class InetDiag {
     static final byte AF_INET = 2;
     static final byte AF_INET6 = 10;
@@ -19,6 +22,10 @@ final class InetDiag {
     private static final short NLMSG_DONE = 3;
     private static final int NLMSG_HDRLEN = 16;
     private static final int TCP_LISTEN = 10;
+    private static final int IPPROTO_UDP = 17;
+    /** Every state: a UDP socket is {@code TCP_CLOSE} unconnected and {@code TCP_ESTABLISHED} connected. */
+    private static final int ALL_STATES = -1;
+
     private static final short INET_DIAG_REQ_BYTECODE = 1;
     private static final byte BC_S_GE = 2;
     private static final byte BC_S_LE = 3;
@@ -29,6 +36,15 @@ final class InetDiag {
 
     /** A dump request for LISTEN sockets of one family whose source port is {@code port}. */
     static ByteBuffer request(byte family, int protocol, int port, int seq) {
+        return request(family, protocol, 1 << TCP_LISTEN, port, seq);
+    }
+
+    /** A dump request for the UDP sockets of one family bound to {@code port}, connected or not. */
+    static ByteBuffer udpRequest(byte family, int port, int seq) {
+        return request(family, IPPROTO_UDP, ALL_STATES, port, seq);
+    }
+
+    private static ByteBuffer request(byte family, int protocol, int states, int port, int seq) {
         int bytecode = 16;
         int attribute = 4 + bytecode;
         int length = NLMSG_HDRLEN + 56 + attribute;
@@ -38,7 +54,7 @@ final class InetDiag {
                 .putShort(NLM_F_REQUEST_DUMP)
                 .putInt(seq)
                 .putInt(0);
-        b.put(family).put((byte) protocol).put((byte) 0).put((byte) 0).putInt(1 << TCP_LISTEN);
+        b.put(family).put((byte) protocol).put((byte) 0).put((byte) 0).putInt(states);
         b.put(new byte[48]);
         b.putShort((short) attribute).putShort(INET_DIAG_REQ_BYTECODE);
         // sport >= port, else reject (jump past the end); then sport <= port, else reject.
@@ -63,6 +79,21 @@ final class InetDiag {
      * @return true when the dump is done
      */
     static boolean parse(ByteBuffer bytes, int seq, int port, List<TcpListener> into) throws IOException {
+        return parse(bytes, seq, port, true, into);
+    }
+
+    /**
+     * Parses one datagram of answers to {@link #udpRequest} into {@code into}: every socket on
+     * {@code port}, in whatever state, in the shape of a listener.
+     *
+     * @return true when the dump is done
+     */
+    static boolean parseUdp(ByteBuffer bytes, int seq, int port, List<TcpListener> into) throws IOException {
+        return parse(bytes, seq, port, false, into);
+    }
+
+    private static boolean parse(ByteBuffer bytes, int seq, int port, boolean listening, List<TcpListener> into)
+            throws IOException {
         bytes.order(ByteOrder.nativeOrder());
         while (bytes.remaining() >= NLMSG_HDRLEN) {
             int start = bytes.position();
@@ -87,7 +118,8 @@ final class InetDiag {
             }
             if (type == SOCK_DIAG_BY_FAMILY && length >= NLMSG_HDRLEN + DIAG_MSG_LEN) {
                 TcpListener listener = listener(
-                        bytes.slice(start + NLMSG_HDRLEN, length - NLMSG_HDRLEN).order(ByteOrder.nativeOrder()));
+                        bytes.slice(start + NLMSG_HDRLEN, length - NLMSG_HDRLEN).order(ByteOrder.nativeOrder()),
+                        listening);
                 if (listener.port() == port) {
                     into.add(listener);
                 }
@@ -97,10 +129,10 @@ final class InetDiag {
         return false;
     }
 
-    private static TcpListener listener(ByteBuffer m) throws IOException {
+    private static TcpListener listener(ByteBuffer m, boolean listening) throws IOException {
         byte family = m.get(0);
         int state = m.get(1);
-        if (state != TCP_LISTEN || (family != AF_INET && family != AF_INET6)) {
+        if ((listening && state != TCP_LISTEN) || (family != AF_INET && family != AF_INET6)) {
             throw new IOException("sock_diag: family " + family + " state " + state + " (expected: a LISTEN socket)");
         }
         int port = Short.toUnsignedInt(m.order(ByteOrder.BIG_ENDIAN).getShort(4));

@@ -7,7 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The fallback listener source: {@code net/tcp} and {@code net/tcp6} under a proc root. These tables
+ * The fallback listener source: {@code net/tcp} and {@code net/tcp6} under a proc root, and
+ * {@code net/udp} and {@code net/udp6} for the bound UDP sockets (every row, in any state). These tables
  * show neither V6ONLY nor the bound device: an INET6 listener's V6ONLY is {@link TcpListener.V6Only#UNKNOWN}
  * (the judge counts it both ways) and every listener counts as unbound, so more listeners are
  * judged, never fewer.
@@ -29,8 +30,22 @@ final class ProcNetTcp implements ListenerSource {
         return found;
     }
 
+    @Override
+    public List<TcpListener> udp(int port) throws IOException {
+        List<TcpListener> found = new ArrayList<>();
+        found.addAll(parse(Files.readString(root.resolve("net", "udp")), TcpListener.Family.INET, port, null));
+        found.addAll(parse(Files.readString(root.resolve("net", "udp6")), TcpListener.Family.INET6, port, null));
+        return found;
+    }
+
     /** The LISTEN rows on {@code port} of one table; a malformed row is an error, not a skip. */
     static List<TcpListener> parse(String table, TcpListener.Family family, int port) throws IOException {
+        return parse(table, family, port, LISTEN);
+    }
+
+    /** The rows on {@code port} of one table in {@code state}, or in any state when null. */
+    private static List<TcpListener> parse(String table, TcpListener.Family family, int port, String state)
+            throws IOException {
         List<TcpListener> found = new ArrayList<>();
         String[] lines = table.split("\n");
         for (int i = 1; i < lines.length; i++) {
@@ -42,7 +57,7 @@ final class ProcNetTcp implements ListenerSource {
             if (f.length < 10) {
                 throw new IOException("tcp table line " + i + ": " + f.length + " fields (expected: >= 10)");
             }
-            if (!f[3].equals(LISTEN)) {
+            if (state != null && !f[3].equals(state)) {
                 continue;
             }
             TcpListener listener = row(f, family, i);

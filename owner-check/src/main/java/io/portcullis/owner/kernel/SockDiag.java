@@ -15,8 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Asks the kernel for LISTEN sockets on one port through NETLINK_SOCK_DIAG (inet_diag), using the
- * FFM API. The state and the source port are filtered in the kernel; the port is checked again here.
+ * Asks the kernel for the TCP LISTEN sockets, or the bound UDP sockets, on one port through
+ * NETLINK_SOCK_DIAG (inet_diag, udp_diag), using the FFM API. The state and the source port are
+ * filtered in the kernel; the port is checked again here.
  */
 // Native calls are the point of this class; the relay runs with --enable-native-access=ALL-UNNAMED.
 @SuppressWarnings("restricted")
@@ -64,6 +65,15 @@ final class SockDiag implements ListenerSource {
 
     @Override
     public List<TcpListener> listening(int port) throws IOException {
+        return dump(port, false);
+    }
+
+    @Override
+    public List<TcpListener> udp(int port) throws IOException {
+        return dump(port, true);
+    }
+
+    private List<TcpListener> dump(int port, boolean udp) throws IOException {
         List<TcpListener> found = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CALL_STATE);
@@ -72,8 +82,14 @@ final class SockDiag implements ListenerSource {
                 MemorySegment buffer = arena.allocate(RECV_BUFFER, 8);
                 int seq = 1;
                 for (byte family : new byte[] {InetDiag.AF_INET, InetDiag.AF_INET6}) {
-                    send(fd, arena, state, InetDiag.request(family, IPPROTO_TCP, port, seq));
-                    receive(fd, buffer, state, seq++, port, found);
+                    send(
+                            fd,
+                            arena,
+                            state,
+                            udp
+                                    ? InetDiag.udpRequest(family, port, seq)
+                                    : InetDiag.request(family, IPPROTO_TCP, port, seq));
+                    receive(fd, buffer, state, seq++, port, udp, found);
                 }
             } finally {
                 closeQuietly(fd);
@@ -94,12 +110,12 @@ final class SockDiag implements ListenerSource {
     }
 
     private static void receive(
-            int fd, MemorySegment buffer, MemorySegment state, int seq, int port, List<TcpListener> into)
+            int fd, MemorySegment buffer, MemorySegment state, int seq, int port, boolean udp, List<TcpListener> into)
             throws IOException {
         while (true) {
             long length = call(RECV, "recv", state, fd, buffer, buffer.byteSize(), 0);
             ByteBuffer bytes = buffer.asSlice(0, length).asByteBuffer().order(ByteOrder.nativeOrder());
-            if (InetDiag.parse(bytes, seq, port, into)) {
+            if (udp ? InetDiag.parseUdp(bytes, seq, port, into) : InetDiag.parse(bytes, seq, port, into)) {
                 return;
             }
         }

@@ -81,6 +81,42 @@ class SockDiagTest {
         }
     }
 
+    /**
+     * Bound UDP sockets of every shape (udp_diag), with their uid, and the {@code /proc/net/udp}
+     * fallback agreeing; a UDP socket is not a TCP listener, nor the other way round.
+     */
+    @ParameterizedTest(name = "udp {0}")
+    @MethodSource("shapes")
+    void reportsEveryBoundUdpSocket(
+            String name,
+            PythonListener.Builder shape,
+            TcpListener.Family family,
+            String address,
+            boolean mapped,
+            boolean v6Only)
+            throws IOException {
+        try (PythonListener socket = shape.udp().start()) {
+            List<TcpListener> found = diag.udp(socket.port());
+            assertEquals(1, found.size(), () -> name + ": " + found);
+            TcpListener l = found.getFirst();
+            assertEquals(family, l.family());
+            assertEquals(InetAddress.ofLiteral(address), l.address());
+            assertEquals(mapped, l.mapped());
+            assertEquals(v6Only ? TcpListener.V6Only.ON : TcpListener.V6Only.OFF, l.v6Only());
+            assertEquals(name.equals("another uid") ? OTHER_UID : 0, l.uid());
+            assertEquals(withoutKernelOnlyFields(found), withoutKernelOnlyFields(proc.udp(socket.port())));
+            assertEquals(List.of(), diag.listening(socket.port()), "a UDP socket is no TCP listener");
+        }
+    }
+
+    @Test
+    void aTcpListenerIsNoUdpSocket() throws IOException {
+        try (PythonListener listener = PythonListener.v4("127.0.0.1").start()) {
+            assertEquals(List.of(), diag.udp(listener.port()));
+            assertEquals(List.of(), proc.udp(listener.port()));
+        }
+    }
+
     @Test
     void reportsTheBoundDevice() throws IOException {
         try (PythonListener listener =

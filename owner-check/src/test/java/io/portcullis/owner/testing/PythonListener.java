@@ -12,11 +12,13 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A real LISTEN socket held by a python3 subprocess, optionally under another uid
- * ({@code setpriv}), from a chosen working directory and with extra argv elements. Closing it
- * kills the process.
+ * A real LISTEN socket (or a bound UDP socket) held by a python3 subprocess, optionally under
+ * another uid ({@code setpriv}), from a chosen working directory and with extra argv elements;
+ * when recording, it accepts and reads, and counts what it received. Closing it kills the process.
  */
 public final class PythonListener implements AutoCloseable {
     private static final String PYTHON = "/usr/bin/python3";
@@ -24,10 +26,44 @@ public final class PythonListener implements AutoCloseable {
 
     private final Process process;
     private final int port;
+    private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicLong received = new AtomicLong();
 
     private PythonListener(Process process, int port) {
         this.process = process;
         this.port = port;
+    }
+
+    /** Counts what a recording listener reports, one line at a time, until it exits. */
+    private void count(BufferedReader out) {
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        for (String line; (line = out.readLine()) != null; ) {
+                            if (line.equals("conn")) {
+                                connections.incrementAndGet();
+                            } else if (line.startsWith("recv ")) {
+                                received.addAndGet(
+                                        Long.parseLong(line.substring(5).strip()));
+                            }
+                        }
+                    } catch (IOException e) {
+                        // The process is gone: nothing more to count.
+                    }
+                },
+                "python-listener-" + port);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** The connections a recording TCP listener accepted so far. */
+    public int connections() {
+        return connections.get();
+    }
+
+    /** The bytes a recording listener received so far, TCP or UDP. */
+    public long received() {
+        return received.get();
     }
 
     public static Builder v4(String address) {
@@ -84,6 +120,8 @@ public final class PythonListener implements AutoCloseable {
         private String device = "-";
         private boolean reusePort;
         private int uid = -1;
+        private boolean udp;
+        private boolean recording;
         private Path cwd = Path.of("/");
         private final List<String> extraArgs = new ArrayList<>();
 
@@ -109,6 +147,18 @@ public final class PythonListener implements AutoCloseable {
 
         public Builder reusePort() {
             reusePort = true;
+            return this;
+        }
+
+        /** A bound UDP socket instead of a TCP listener. */
+        public Builder udp() {
+            udp = true;
+            return this;
+        }
+
+        /** Accepts and reads everything sent, counting it ({@link #connections()}, {@link #received()}). */
+        public Builder recording() {
+            recording = true;
             return this;
         }
 
@@ -142,7 +192,7 @@ public final class PythonListener implements AutoCloseable {
                     PYTHON,
                     "-c",
                     SCRIPT,
-                    family,
+                    family + (udp ? "u" : "") + (recording ? "r" : ""),
                     address,
                     Integer.toString(port),
                     v6Only ? "1" : "0",
@@ -161,7 +211,11 @@ public final class PythonListener implements AutoCloseable {
                     process.destroyForcibly();
                     throw new IllegalStateException("listener did not start: " + command.subList(0, 3) + " " + address);
                 }
-                return new PythonListener(process, Integer.parseInt(line.strip()));
+                PythonListener listener = new PythonListener(process, Integer.parseInt(line.strip()));
+                if (recording) {
+                    listener.count(out);
+                }
+                return listener;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

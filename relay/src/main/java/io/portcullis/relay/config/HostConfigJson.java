@@ -1,5 +1,6 @@
 package io.portcullis.relay.config;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.portcullis.owner.OwnerConfig;
 import io.portcullis.relay.policy.Cidr;
@@ -128,13 +129,53 @@ public final class HostConfigJson {
     }
 
     private static HostConfig.Dns dns(JsonObject top, HostConfig.Dns d) {
-        JsonObject dns = top.object("dns", "servers", "timeoutMillis");
+        JsonObject dns = top.object("dns", "servers", "timeoutMillis", "uids");
         if (dns == null) {
             return d;
         }
         List<InetSocketAddress> servers = dns.strings("servers", d.servers(), HostConfigJson::server);
         Duration timeout = millis(dns, "timeoutMillis", d.timeout());
-        return servers == null || timeout == null ? null : new HostConfig.Dns(servers, timeout);
+        HostConfig.HolderUids uids = uids(dns, d.uids());
+        return servers == null || timeout == null || uids == null ? null : new HostConfig.Dns(servers, timeout, uids);
+    }
+
+    /**
+     * The {@code uids} that may hold a local server's port (R25): a non-empty array of distinct
+     * uids, or {@code fallback} when absent; null when wrong.
+     */
+    private static HostConfig.HolderUids uids(JsonObject object, HostConfig.HolderUids fallback) {
+        if (object.get("uids") == null) {
+            return fallback;
+        }
+        List<Long> uids = object.list("uids", null, HostConfigJson::uid);
+        if (uids == null || uids.size() != object.get("uids").size()) {
+            return null;
+        }
+        if (uids.isEmpty()) {
+            object.problem(object.at("uids"), object.get("uids"), "at least one uid, e.g. [0, 991]");
+            return null;
+        }
+        Set<Integer> distinct = new LinkedHashSet<>();
+        for (int i = 0; i < uids.size(); i++) {
+            if (!distinct.add(uids.get(i).intValue())) {
+                object.problem(
+                        object.at("uids") + "[" + i + "]", object.get("uids").get(i), "each uid once");
+                return null;
+            }
+        }
+        return new HostConfig.HolderUids(Optional.of(distinct));
+    }
+
+    private static Long uid(JsonObject.Element element) {
+        JsonNode node = element.node();
+        if (!node.isIntegralNumber()
+                || !node.canConvertToLong()
+                || node.longValue() < 0
+                || node.longValue() > 0xffff_fffeL) {
+            element.problems().add(element.path() + ": " + JsonObject.show(node) + " (expected: a uid 0-4294967294)");
+            return null;
+        }
+        return node.longValue();
     }
 
     private static HostConfig.Limits limits(JsonObject top, HostConfig.Limits d) {
@@ -211,7 +252,7 @@ public final class HostConfigJson {
 
     /** The upstream proxy (R25); empty when absent, null when wrong. */
     private static Optional<HostConfig.Upstream> upstream(JsonObject top, Optional<HostConfig.Upstream> d) {
-        JsonObject upstream = top.object("upstream", "proxy", "credentialsFile", "bypass", "sendNames");
+        JsonObject upstream = top.object("upstream", "proxy", "credentialsFile", "bypass", "sendNames", "uids");
         if (upstream == null) {
             return top.has("upstream") ? null : d;
         }
@@ -228,10 +269,12 @@ public final class HostConfigJson {
         }
         List<Object> bypass = upstream.strings("bypass", List.of(), HostConfigJson::bypass);
         Boolean sendNames = upstream.flag("sendNames", false);
+        HostConfig.HolderUids uids = uids(upstream, HostConfig.HolderUids.DEFAULT);
         if (proxy == null
                 || (upstream.has("credentialsFile") && credentials == null)
                 || bypass == null
-                || sendNames == null) {
+                || sendNames == null
+                || uids == null) {
             return null;
         }
         List<Cidr> blocks = new ArrayList<>();
@@ -243,7 +286,7 @@ public final class HostConfigJson {
                 names.add((String) one);
             }
         }
-        return Optional.of(new HostConfig.Upstream(proxy, authorization, blocks, names, sendNames));
+        return Optional.of(new HostConfig.Upstream(proxy, authorization, blocks, names, sendNames, uids));
     }
 
     private static Target proxy(String text) {

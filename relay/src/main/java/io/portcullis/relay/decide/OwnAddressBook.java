@@ -82,6 +82,9 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
         } catch (SocketException | RuntimeException e) {
             // Keep the last interface addresses: a passing failure must not shrink the set.
         }
+        // The interfaces at once, before the own names resolve: a DNS server on one of them is
+        // this host's own for those very lookups (R25).
+        current = snapshot();
         List<CompletableFuture<Void>> lookups = new ArrayList<>();
         for (String name : names) {
             lookups.add(resolver.resolve(name).handle((resolution, failure) -> {
@@ -101,17 +104,22 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
         }
         return CompletableFuture.allOf(lookups.toArray(CompletableFuture[]::new))
                 .handle((ignored, failure) -> {
-                    Set<InetAddress> all = new HashSet<>(configured);
-                    all.addAll(lastInterfaces);
-                    Set<String> failed;
-                    synchronized (lastByName) {
-                        lastByName.values().forEach(all::addAll);
-                        failed = Set.copyOf(unresolved);
-                    }
-                    OwnAddresses next = new OwnAddresses(all, failed);
+                    OwnAddresses next = snapshot();
                     current = next;
                     return next;
                 });
+    }
+
+    /** The configured addresses, the last interface addresses and what the names last resolved to. */
+    private OwnAddresses snapshot() {
+        Set<InetAddress> all = new HashSet<>(configured);
+        all.addAll(lastInterfaces);
+        Set<String> failed;
+        synchronized (lastByName) {
+            lastByName.values().forEach(all::addAll);
+            failed = Set.copyOf(unresolved);
+        }
+        return new OwnAddresses(all, failed);
     }
 
     /** Refreshes every {@code period} on {@code scheduler} (an event loop will do) until closed. */

@@ -6,6 +6,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerChecks;
+import io.portcullis.owner.PortHolders;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.decide.Judge;
 import io.portcullis.relay.decide.OwnAddressBook;
@@ -15,8 +16,10 @@ import io.portcullis.relay.forward.ForwardKind;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.proxy.ProxyKind;
+import io.portcullis.relay.resolve.LocalServerCheck;
 import io.portcullis.relay.resolve.NettyResolver;
 import io.portcullis.relay.resolve.Resolution;
 import io.portcullis.relay.resolve.Resolver;
@@ -29,11 +32,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * Builds a configuration generation from a host configuration: the owner check (unless given), the
@@ -71,6 +77,17 @@ public final class GenerationFactory implements AutoCloseable {
     /** The relay's one DNS event loop, made on first need; guarded by this. */
     private EventLoopGroup dnsLoop;
 
+    /** This process's uid, which a local DNS server or upstream proxy may run as by default (R25). */
+    private final int relayUid = LocalServerCheck.processUid();
+
+    /**
+     * The newest own-address book: a DNS server on this host is checked before it is asked (R25),
+     * which needs this host's own addresses, whose names that same resolver looks up. The book is
+     * published as soon as it is made (it holds the interface addresses before the names resolve),
+     * and every resolver reads the newest one.
+     */
+    private final AtomicReference<OwnAddressBook> newestOwn = new AtomicReference<>();
+
     private final Shared<Keys.ResolverKey, NettyResolver> resolvers = new Shared<>(this::resolver);
     private final Shared<Keys.OwnKey, OwnAddressBook> ownAddresses = new Shared<>(this::ownAddresses);
     private final Shared<Keys.OwnerKey, ManagedOwnerCheck> ownerChecks = new Shared<>(this::ownerCheck);
@@ -89,6 +106,7 @@ public final class GenerationFactory implements AutoCloseable {
         List<AutoCloseable> owned = new ArrayList<>();
         try {
             OwnerCheck owner = Timed.ownerCheck(ownerCheck(host, owned), metrics.owner());
+            PortHolders holders = OwnerChecks.portHolders(host.owner().cacheWindow());
             boolean upstreamNamed = host.upstream()
                     .filter(upstream -> upstream.proxy().isName())
                     .isPresent();
@@ -97,11 +115,15 @@ public final class GenerationFactory implements AutoCloseable {
             HostConfig.Limits limits = host.limits();
             Dialer dialer = new Dialer(
                     transport, Math.toIntExact(limits.connectTimeout().toMillis()));
+            Supplier<OwnAddresses> own =
+                    givenJudge == null ? this::ownAddresses : () -> new OwnAddresses(Set.copyOf(host.ownAddresses()));
             Optional<UpstreamProxy> upstream = host.upstream()
                     .map(config -> new UpstreamProxy(
                             config,
                             dns.map(Dns::plain).orElse(NO_NAMES),
                             host.denyList(),
+                            new LocalServerCheck(
+                                    LocalServerCheck.UPSTREAM_PROXY, holders, config.uids(), own, relayUid),
                             dialer,
                             limits.headerBytes(),
                             limits.connectTimeout().toMillis()));
@@ -143,7 +165,8 @@ public final class GenerationFactory implements AutoCloseable {
      * channel is NIO whatever the relay's transport); the lease is added to {@code owned}.
      */
     private Dns dns(HostConfig host, List<AutoCloseable> owned) throws IOException {
-        Shared.Lease<NettyResolver> lease = resolvers.lease(Keys.ResolverKey.of(host.dns()));
+        Shared.Lease<NettyResolver> lease =
+                resolvers.lease(Keys.ResolverKey.of(host.dns(), host.owner().cacheWindow()));
         owned.add(lease);
         NettyResolver resolver = lease.get();
         return new Dns(
@@ -159,7 +182,18 @@ public final class GenerationFactory implements AutoCloseable {
     }
 
     private NettyResolver resolver(Keys.ResolverKey key) {
-        return new NettyResolver(dnsLoop().next(), key.dns());
+        PortHolders holders = OwnerChecks.portHolders(key.holderWindow());
+        return new NettyResolver(
+                dnsLoop().next(),
+                key.dns(),
+                new LocalServerCheck(
+                        LocalServerCheck.DNS_SERVER, holders, key.dns().uids(), this::ownAddresses, relayUid));
+    }
+
+    /** This host's own addresses as the newest book has them; none before the first book. */
+    private OwnAddresses ownAddresses() {
+        OwnAddressBook book = newestOwn.get();
+        return book == null ? OwnAddresses.NONE : book.get();
     }
 
     /**
@@ -178,6 +212,7 @@ public final class GenerationFactory implements AutoCloseable {
     private OwnAddressBook ownAddresses(Keys.OwnKey key) throws IOException {
         HostConfig host = key.host();
         OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), key.resolver());
+        newestOwn.set(own);
         long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
         try {
             own.refresh().get(bound, TimeUnit.MILLISECONDS);

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
@@ -23,13 +24,15 @@ final class Keys {
 
     /**
      * A resolver's key: the DNS settings, and the last change of the files the resolver reads when it
-     * is made ({@code /etc/hosts}; {@code /etc/resolv.conf} when no server is named), so a reload
+     * is made ({@code /etc/hosts}; {@code /etc/resolv.conf} when no server is named), and how long
+     * the check of a local DNS server's holder is cached (R25), so a reload
      * after either changed builds a new one, as every reload used to.
      */
-    record ResolverKey(HostConfig.Dns dns, List<Object> files) {
-        static ResolverKey of(HostConfig.Dns dns) throws IOException {
+    record ResolverKey(HostConfig.Dns dns, Duration holderWindow, List<Object> files) {
+        static ResolverKey of(HostConfig.Dns dns, Duration holderWindow) throws IOException {
             return new ResolverKey(
                     dns,
+                    holderWindow,
                     dns.servers().isEmpty() ? List.of(changed(HOSTS), changed(RESOLV_CONF)) : List.of(changed(HOSTS)));
         }
 

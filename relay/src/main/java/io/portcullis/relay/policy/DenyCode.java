@@ -63,6 +63,7 @@ public enum DenyCode {
             "own-names-unresolved",
             "an own name of this host cannot be resolved, so the internet shape refuses every target"),
     DOOR_GATEWAY("door-gateway", "the gateway's port is not held by a process of the gateway's uid"),
+    GATEWAY_PORT("gateway-port", "the gateway's port on this host is reached through the door only"),
     NOT_TLS("not-tls", "the tunnel's first bytes are not a TLS ClientHello"),
     SNI_MISMATCH("sni-mismatch", "the ClientHello names another server than the CONNECT host"),
     LISTENER_BROKEN(

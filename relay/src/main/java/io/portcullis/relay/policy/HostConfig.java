@@ -1,6 +1,7 @@
 package io.portcullis.relay.policy;
 
 import io.portcullis.owner.OwnerConfig;
+import io.portcullis.owner.OwnerEvidence;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -8,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One host's configuration (SPEC R2), as the operator wrote it. Built by the configuration
@@ -86,18 +88,31 @@ public record HostConfig(
      * @param bypassNames targets with one of these exact names (canonical) are dialed directly
      * @param sendNames send the target's name upstream instead of its checked address, so the
      *     upstream resolves it again
+     * @param uids who may hold the proxy's port when the proxy is on this host
      */
     public record Upstream(
             Target proxy,
             Optional<String> authorization,
             List<Cidr> bypassBlocks,
             List<String> bypassNames,
-            boolean sendNames) {
+            boolean sendNames,
+            HolderUids uids) {
         public Upstream {
             Objects.requireNonNull(proxy, "proxy");
             Objects.requireNonNull(authorization, "authorization");
             bypassBlocks = List.copyOf(bypassBlocks);
             bypassNames = List.copyOf(bypassNames);
+            Objects.requireNonNull(uids, "uids");
+        }
+
+        /** A proxy whose port, when it is on this host, the default uids may hold. */
+        public Upstream(
+                Target proxy,
+                Optional<String> authorization,
+                List<Cidr> bypassBlocks,
+                List<String> bypassNames,
+                boolean sendNames) {
+            this(proxy, authorization, bypassBlocks, bypassNames, sendNames, HolderUids.DEFAULT);
         }
 
         /** Whether a target named {@code name} (when it has a name) with these checked addresses is dialed directly. */
@@ -121,7 +136,7 @@ public record HostConfig(
         public String toString() {
             return "Upstream[proxy=" + proxy + ", authorization=" + (authorization.isPresent() ? "(set)" : "none")
                     + ", bypassBlocks=" + bypassBlocks + ", bypassNames=" + bypassNames + ", sendNames=" + sendNames
-                    + "]";
+                    + ", uids=" + uids + "]";
         }
     }
 
@@ -129,14 +144,79 @@ public record HostConfig(
      * Name resolution (R9).
      *
      * @param servers the DNS servers; empty means those of {@code /etc/resolv.conf}
+     * @param uids who may hold a server's port when the server is on this host (R25)
      */
-    public record Dns(List<InetSocketAddress> servers, Duration timeout) {
+    public record Dns(List<InetSocketAddress> servers, Duration timeout, HolderUids uids) {
         public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(5000);
         public static final Dns DEFAULTS = new Dns(List.of(), DEFAULT_TIMEOUT);
 
         public Dns {
             servers = List.copyOf(servers);
             Checks.positive("dns.timeoutMillis", timeout);
+            Objects.requireNonNull(uids, "uids");
+        }
+
+        /** Servers whose ports, when they are on this host, the default uids may hold. */
+        public Dns(List<InetSocketAddress> servers, Duration timeout) {
+            this(servers, timeout, HolderUids.DEFAULT);
+        }
+    }
+
+    /**
+     * Who may hold the port of a server the relay itself talks to (the upstream proxy, a DNS
+     * server) when that server is on this host: loopback or one of its own addresses (SPEC R25).
+     * Another local user who binds that port first would otherwise receive the proxy's
+     * credentials and every tunnel, or answer the relay's DNS questions.
+     *
+     * @param named the uids the operator named, and only those; empty: the default, which trusts
+     *     root and the relay's own uid on any port, and any uid on a privileged port (below
+     *     {@code net.ipv4.ip_unprivileged_port_start}, which only a process the administrator let
+     *     bind one can hold, such as systemd-resolved on {@code 127.0.0.53:53})
+     */
+    public record HolderUids(Optional<Set<Integer>> named) {
+        public static final HolderUids DEFAULT = new HolderUids(Optional.empty());
+
+        public HolderUids {
+            named = named.map(Set::copyOf);
+            if (named.isPresent() && named.get().isEmpty()) {
+                throw new IllegalArgumentException("uids: [] (expected: at least one uid)");
+            }
+        }
+
+        /**
+         * Why a server whose port {@code holders} hold may not be sent a byte; empty when it may.
+         * Every holder must be trusted, and there must be one. Pure.
+         *
+         * @param privilegedPort whether the port needs a privilege to bind
+         * @param relayUid the uid this relay runs as
+         */
+        public Optional<String> refusal(List<OwnerEvidence.Listener> holders, boolean privilegedPort, int relayUid) {
+            if (holders.isEmpty()) {
+                return Optional.of("nothing holds its port");
+            }
+            for (OwnerEvidence.Listener holder : holders) {
+                if (!trusts(holder.uid(), privilegedPort, relayUid)) {
+                    return Optional.of("its port is held by uid " + Integer.toUnsignedString(holder.uid())
+                            + " (expected: " + expected(privilegedPort, relayUid) + ")");
+                }
+            }
+            return Optional.empty();
+        }
+
+        private boolean trusts(int uid, boolean privilegedPort, int relayUid) {
+            return named.map(uids -> uids.contains(uid)).orElse(uid == 0 || uid == relayUid || privilegedPort);
+        }
+
+        private String expected(boolean privilegedPort, int relayUid) {
+            if (named.isPresent()) {
+                return "one of the configured uids "
+                        + named.get().stream()
+                                .sorted(Integer::compareUnsigned)
+                                .map(Integer::toUnsignedString)
+                                .toList();
+            }
+            return "root or the relay's uid " + Integer.toUnsignedString(relayUid)
+                    + (privilegedPort ? "" : ", since any user may bind this port");
         }
     }
 

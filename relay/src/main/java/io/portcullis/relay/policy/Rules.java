@@ -34,9 +34,11 @@ import java.util.TreeSet;
  *   <li>resolution, once, only when the target could still be allowed (R9; done by the caller);
  *   <li>every address, and any IPv4 address embedded in it: for the internet shape,
  *       {@code not-global-unicast} (R14), then {@code own-address} (R15), then {@code deny-listed};
- *       for a listed entry, {@code deny-listed}, then this host's own addresses go to the owner check;
- *       one bad address denies the whole target; an IPv4-mapped or -compatible address is asked
- *       about and dialed as its IPv4 address (R14);
+ *       for a listed entry, {@code deny-listed}; then, whatever the shape, an address of this host
+ *       (R15, mapped forms included) on {@code owner.gatewayPort}: {@code gateway-port} (R13), since
+ *       that port is reached over the door only, whatever the owner check would answer; then this
+ *       host's own addresses go to the owner check; one bad address denies the whole target; an
+ *       IPv4-mapped or -compatible address is asked about and dialed as its IPv4 address (R14);
  *   <li>the owner check for each own address of a listed entry (R11, R30), and for each address in
  *       a Docker network of this host, listed or not (R32): any refusal is the answer.
  * </ol>
@@ -185,11 +187,15 @@ public final class Rules {
         List<OwnerQuery> queries = new ArrayList<>();
         for (InetAddress address : addresses) {
             Ip ip = Ip.of(address);
+            boolean hostOwn = own.contains(ip);
             Verdict.Deny refusal = plan.entry().isEmpty() ? internet(ip, own) : listed(ip);
+            if (refusal == null) {
+                refusal = gatewayPort(ip, target.port(), hostOwn);
+            }
             if (refusal != null) {
                 return new Step.Decided(new Verdict.Deny(refusal.code(), target + ": " + refusal.detail(), addresses));
             }
-            OwnerQuery query = ownerQuery(spawn, plan, dialed(address), own.contains(ip), docker);
+            OwnerQuery query = ownerQuery(spawn, plan, dialed(address), hostOwn, docker);
             if (query != null) {
                 queries.add(query);
             }
@@ -233,6 +239,20 @@ public final class Rules {
     static InetAddress dialed(InetAddress address) {
         Ip.Embedded embedded = Ip.of(address).embedded();
         return embedded != null && embedded.same() ? embedded.address().toInetAddress() : address;
+    }
+
+    /**
+     * The refusal of an address of this host on the gateway's port, or null (R13): that port is
+     * reached over the door only, so a forward, a listed entry or a name that resolves here never
+     * reaches it, whoever the owner check would find holding it.
+     */
+    private Verdict.Deny gatewayPort(Ip ip, int port, boolean hostOwn) {
+        if (gatewayPort == 0 || port != gatewayPort || !hostOwn) {
+            return null;
+        }
+        return new Verdict.Deny(
+                DenyCode.GATEWAY_PORT,
+                ip + " port " + port + " is the gateway's port (owner.gatewayPort), reached through the door only");
     }
 
     /** The refusal of one address for the internet shape, or null. */

@@ -20,6 +20,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,6 +39,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * again over TCP, and when that fails the question fails ({@link TruncatedAnswerGuard}). When
  * either question fails or times out the name does, instead of being judged on the other family
  * alone; a family without records (NODATA) only adds no address.
+ *
+ * <p>SPEC R25: a server on this host is sent a query, over UDP or TCP, only once {@link
+ * LocalServerCheck} found its port held by a trusted uid ({@link ServerGuard}); a refused server
+ * gets nothing, the next one is asked, and a name that no server could be asked fails.
  */
 public final class NettyResolver implements Resolver, AutoCloseable {
     /** No hosts file for the DNS questions: {@link #hosts} was asked first. */
@@ -49,20 +54,28 @@ public final class NettyResolver implements Resolver, AutoCloseable {
     private final DnsNameResolver ipv6;
     private final long timeoutMillis;
 
+    /** A resolver whose servers on this host are checked with loopback as this host's only addresses. */
     public NettyResolver(EventLoop loop, HostConfig.Dns config) {
-        this.loop = loop;
-        this.timeoutMillis = config.timeout().toMillis();
-        this.ipv4 = build(loop, config, ResolvedAddressTypes.IPV4_ONLY);
-        this.ipv6 = build(loop, config, ResolvedAddressTypes.IPV6_ONLY);
+        this(loop, config, LocalServerCheck.dns(config));
     }
 
-    private static DnsNameResolver build(EventLoop loop, HostConfig.Dns config, ResolvedAddressTypes family) {
+    /** @param servers decides whether a server may be sent a query, before it is sent one (R25) */
+    public NettyResolver(EventLoop loop, HostConfig.Dns config, LocalServerCheck servers) {
+        this.loop = loop;
+        this.timeoutMillis = config.timeout().toMillis();
+        ServerGuard guard = new ServerGuard(servers);
+        this.ipv4 = build(loop, config, ResolvedAddressTypes.IPV4_ONLY, guard);
+        this.ipv6 = build(loop, config, ResolvedAddressTypes.IPV6_ONLY, guard);
+    }
+
+    private static DnsNameResolver build(
+            EventLoop loop, HostConfig.Dns config, ResolvedAddressTypes family, ServerGuard guard) {
         return new DnsNameResolverBuilder(loop)
-                .datagramChannelFactory(NettyResolver::datagramChannel)
+                .datagramChannelFactory(() -> datagramChannel(guard))
                 // A fresh socket, so a fresh kernel-chosen source port, for each resolution.
                 .datagramChannelStrategy(DnsNameResolverChannelStrategy.ChannelPerResolution)
                 // A truncated UDP answer is asked again over TCP (not on a UDP timeout: that is dns-timeout).
-                .socketChannelType(NioSocketChannel.class, false)
+                .socketChannelFactory(() -> socketChannel(guard), false)
                 .resolvedAddressTypes(family)
                 .hostsFileEntriesResolver(NO_HOSTS)
                 .queryTimeoutMillis(config.timeout().toMillis())
@@ -74,10 +87,17 @@ public final class NettyResolver implements Resolver, AutoCloseable {
                 .build();
     }
 
-    private static NioDatagramChannel datagramChannel() {
+    private static NioDatagramChannel datagramChannel(ServerGuard guard) {
         NioDatagramChannel channel = new NioDatagramChannel();
-        // First in the pipeline: it sees each datagram before netty's DNS decoder does.
-        channel.pipeline().addLast(TruncatedAnswerGuard.INSTANCE);
+        // First in the pipeline: the truncation guard sees each datagram before netty's DNS decoder
+        // does, and the server guard each encoded query last, with its recipient.
+        channel.pipeline().addLast(TruncatedAnswerGuard.INSTANCE, guard);
+        return channel;
+    }
+
+    private static NioSocketChannel socketChannel(ServerGuard guard) {
+        NioSocketChannel channel = new NioSocketChannel();
+        channel.pipeline().addLast(guard);
         return channel;
     }
 
@@ -147,6 +167,11 @@ public final class NettyResolver implements Resolver, AutoCloseable {
 
     /** Netty reports a name without records as an UnknownHostException carrying no DNS error code. */
     static Resolution failure(String name, Throwable cause) {
+        Optional<ServerGuard.Refused> refused = refused(cause);
+        if (refused.isPresent()) {
+            return Resolution.failed(
+                    Resolution.Outcome.FAILED, name + ": " + refused.get().getMessage());
+        }
         boolean unknown = false;
         for (Throwable t = cause; t != null; t = t.getCause()) {
             if (t instanceof DnsNameResolverTimeoutException) {
@@ -163,6 +188,22 @@ public final class NettyResolver implements Resolver, AutoCloseable {
         return unknown
                 ? Resolution.failed(Resolution.Outcome.EMPTY, name + " has no A or AAAA record")
                 : Resolution.failed(Resolution.Outcome.FAILED, name + ": " + oneLine(cause));
+    }
+
+    /** A server refused before it was asked ({@link ServerGuard}), anywhere in the failure. */
+    private static Optional<ServerGuard.Refused> refused(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof ServerGuard.Refused refused) {
+                return Optional.of(refused);
+            }
+            for (Throwable s : t.getSuppressed()) {
+                Optional<ServerGuard.Refused> inner = refused(s);
+                if (inner.isPresent()) {
+                    return inner;
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     private static boolean hasTimeoutSuppressed(Throwable cause) {

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Holds a CONNECT tunnel's first client bytes until they are a whole TLS ClientHello with the
  * server name {@link FirstBytes} asks for (SPEC R23). Netty's {@link AbstractSniHandler} reads the
- * records and the server name; this handler only judges. The upstream is dialed but hears
+ * records and the server name; this handler judges, the ClientHello's shape by {@link
+ * ClientHelloShape} (one host name at most, no extension twice). The upstream is dialed but hears
  * nothing, and is not read, until the ClientHello passed: then every byte held goes upstream
  * unchanged and the tunnel starts. Anything else closes both sides with {@code not-tls} or
  * {@code sni-mismatch}; so does a ClientHello that is not whole within the time allowed. TLS is
@@ -37,11 +38,16 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
      */
     static final int MAX_HELD = 2 * MAX_CLIENT_HELLO;
 
+    private static final ClientHelloShape.Flaw NOT_A_CLIENT_HELLO =
+            new ClientHelloShape.Flaw(DenyCode.NOT_TLS, "the first bytes are not a TLS ClientHello");
+
     private final Channel upstream;
     private final FirstBytes wanted;
     private final long timeoutMillis;
     private final Consumer<ByteBuf> passed;
-    private boolean tls;
+    /** What is wrong with the first bytes; until a ClientHello is read, that they are none. */
+    private Optional<ClientHelloShape.Flaw> flaw = Optional.of(NOT_A_CLIENT_HELLO);
+
     private boolean decided;
     private ScheduledFuture<?> timeout;
     private ChannelFutureListener closeClient;
@@ -109,51 +115,10 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
 
     @Override
     protected Future<Boolean> lookup(ChannelHandlerContext ctx, ByteBuf clientHello) throws Exception {
-        // Netty gives no ClientHello (null) when the first record is not one: not TLS at all. A
-        // handshake message of type ClientHello that is not shaped like one is not TLS either.
-        tls = clientHello != null && wellFormed(clientHello);
+        // Netty gives no ClientHello (null) when the first record is not one: not TLS at all. Its
+        // reader takes the first server name it finds, so the shape and the name list are judged here.
+        flaw = clientHello == null ? Optional.of(NOT_A_CLIENT_HELLO) : ClientHelloShape.flaw(clientHello);
         return super.lookup(ctx, clientHello);
-    }
-
-    /**
-     * Whether {@code body} (a ClientHello's body, after its handshake header) has the shape RFC
-     * 8446 section 4.1.2 gives it: a legacy version 3.1-3.3, 32 random bytes, a session id of at
-     * most 32 bytes, an even, non-empty list of cipher suites, at least one compression method,
-     * and extensions that fill the rest exactly. Pure; does not move the buffer's indexes.
-     */
-    static boolean wellFormed(ByteBuf body) {
-        int at = body.readerIndex();
-        int end = body.writerIndex();
-        if (end - at < 2 + 32 + 1) {
-            return false;
-        }
-        if (body.getUnsignedByte(at) != 3 || body.getUnsignedByte(at + 1) < 1 || body.getUnsignedByte(at + 1) > 3) {
-            return false;
-        }
-        at += 2 + 32;
-        int session = body.getUnsignedByte(at);
-        at += 1 + session;
-        if (session > 32 || at + 2 > end) {
-            return false;
-        }
-        int suites = body.getUnsignedShort(at);
-        at += 2 + suites;
-        if (suites < 2 || suites % 2 != 0 || at + 1 > end) {
-            return false;
-        }
-        int compression = body.getUnsignedByte(at);
-        at += 1 + compression;
-        if (compression < 1 || at > end) {
-            return false;
-        }
-        if (at == end) {
-            return true;
-        }
-        if (at + 2 > end) {
-            return false;
-        }
-        int extensions = body.getUnsignedShort(at);
-        return at + 2 + extensions == end;
     }
 
     /**
@@ -163,7 +128,7 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
     @Override
     protected Future<Boolean> lookup(ChannelHandlerContext ctx, String hostname) {
         Promise<Boolean> judged = ctx.executor().newPromise();
-        boolean pass = tls && wanted.accepts(Optional.ofNullable(hostname));
+        boolean pass = flaw.isEmpty() && wanted.accepts(Optional.ofNullable(hostname));
         ctx.executor().execute(() -> judged.setSuccess(pass));
         return judged;
     }
@@ -173,8 +138,8 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
         if (decided) {
             return;
         }
-        if (!tls) {
-            refuse(ctx, DenyCode.NOT_TLS, "the first bytes are not a TLS ClientHello");
+        if (flaw.isPresent()) {
+            refuse(ctx, flaw.get().code(), flaw.get().detail());
         } else if (!future.getNow()) {
             refuse(
                     ctx,

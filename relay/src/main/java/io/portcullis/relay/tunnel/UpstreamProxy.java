@@ -9,12 +9,14 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
+import io.portcullis.owner.PortHolders;
 import io.portcullis.relay.policy.Cidr;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.DenyList;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.resolve.LocalServerCheck;
 import io.portcullis.relay.resolve.Resolution;
 import io.portcullis.relay.resolve.Resolver;
 import java.net.InetAddress;
@@ -35,7 +37,9 @@ import java.util.regex.Pattern;
  * host configuration names one. The target was resolved and judged as always; the proxy is told
  * the checked address ({@code CONNECT 192.0.2.7:443}), so it resolves nothing, or the name with
  * {@code sendNames}. The proxy's own addresses are judged too: a name is resolved with the relay's
- * DNS for each connection, and an address in the host's deny list is never dialed.
+ * DNS for each connection, an address in the host's deny list is never dialed, and a proxy on this
+ * host is dialed only while its port is held by a uid the host configuration trusts for it
+ * ({@link LocalServerCheck}, {@code upstream-failed} with nothing sent).
  *
  * <p>Targets on this host (those the owner check judged, and loopback) and those the bypass names
  * are dialed directly. A proxy that cannot be reached, or whose answer is not an HTTP status line
@@ -49,6 +53,7 @@ public final class UpstreamProxy {
     private final HostConfig.Upstream config;
     private final Resolver resolver;
     private final DenyList denyList;
+    private final LocalServerCheck holders;
     private final Dialer dialer;
     private final int headBytes;
     private final long answerMillis;
@@ -56,6 +61,7 @@ public final class UpstreamProxy {
     /**
      * @param resolver resolves the proxy's name; unused when the proxy is an address
      * @param denyList the host's deny list, which the proxy's addresses must be outside of
+     * @param holders who may hold the proxy's port when the proxy is on this host (R25)
      * @param headBytes the longest answer head the proxy may send to a CONNECT
      * @param answerMillis how long the proxy may take to answer a CONNECT
      */
@@ -63,12 +69,14 @@ public final class UpstreamProxy {
             HostConfig.Upstream config,
             Resolver resolver,
             DenyList denyList,
+            LocalServerCheck holders,
             Dialer dialer,
             int headBytes,
             long answerMillis) {
         this.config = Objects.requireNonNull(config, "config");
         this.resolver = Objects.requireNonNull(resolver, "resolver");
         this.denyList = Objects.requireNonNull(denyList, "denyList");
+        this.holders = Objects.requireNonNull(holders, "holders");
         this.dialer = Objects.requireNonNull(dialer, "dialer");
         if (headBytes < 64 || answerMillis < 1) {
             throw new IllegalArgumentException(
@@ -404,21 +412,42 @@ public final class UpstreamProxy {
      */
     private record Unusable(DenyCode code, String detail) implements ProxyAddresses {}
 
-    /** The proxy's addresses for {@code allow}, judged; completes on {@code loop}, whatever thread resolved them. */
+    /**
+     * The proxy's addresses for {@code allow}, judged, and each on this host held by a trusted uid;
+     * completes on {@code loop}, whatever thread resolved or checked them.
+     */
     private CompletableFuture<ProxyAddresses> proxyAddresses(EventLoop loop, Verdict.Allow allow) {
         Target proxy = config.proxy();
-        if (!proxy.isName()) {
-            return CompletableFuture.completedFuture(judge(List.of(proxy.literal()), allow));
-        }
-        return resolver.resolve(proxy.host())
-                .thenApplyAsync(
-                        resolution -> resolution.outcome() == Resolution.Outcome.RESOLVED
+        CompletableFuture<ProxyAddresses> judged = !proxy.isName()
+                ? CompletableFuture.completedFuture(judge(List.of(proxy.literal()), allow))
+                : resolver.resolve(proxy.host())
+                        .thenApply(resolution -> resolution.outcome() == Resolution.Outcome.RESOLVED
                                 ? judge(resolution.addresses(), allow)
                                 : new Unusable(
                                         DenyCode.UPSTREAM_FAILED,
                                         "the upstream proxy's name " + proxy.host() + " did not resolve: "
-                                                + resolution.detail()),
-                        loop);
+                                                + resolution.detail()));
+        CompletableFuture<ProxyAddresses> held = judged.thenCompose(this::held);
+        return held.isDone() && loop.inEventLoop() ? held : held.thenApplyAsync(addresses -> addresses, loop);
+    }
+
+    /** {@code addresses}, when every one of them on this host is held by a trusted uid (R25). */
+    private CompletableFuture<ProxyAddresses> held(ProxyAddresses addresses) {
+        if (!(addresses instanceof Judged judged)) {
+            return CompletableFuture.completedFuture(addresses);
+        }
+        List<CompletableFuture<Optional<String>>> checks = judged.addresses().stream()
+                .map(address -> holders.refusal(PortHolders.Protocol.TCP, address))
+                .toList();
+        return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            for (CompletableFuture<Optional<String>> check : checks) {
+                Optional<String> refusal = check.join();
+                if (refusal.isPresent()) {
+                    return new Unusable(DenyCode.UPSTREAM_FAILED, refusal.get());
+                }
+            }
+            return addresses;
+        });
     }
 
     private ProxyAddresses judge(List<InetAddress> addresses, Verdict.Allow allow) {

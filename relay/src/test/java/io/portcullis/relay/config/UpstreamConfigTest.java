@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,6 +58,22 @@ class UpstreamConfigTest {
         assertEquals(60, host.limits().spawnBurst());
     }
 
+    /** Who may hold a local proxy's or DNS server's port (R25): the default, or exactly the uids named. */
+    @Test
+    void readsTheUidsOfLocalServers() throws ConfigException {
+        HostConfig defaults = HostConfigJson.parse("t", "{\"upstream\": {\"proxy\": \"http://127.0.0.1:3128\"}}");
+        assertEquals(
+                HostConfig.HolderUids.DEFAULT, defaults.upstream().orElseThrow().uids());
+        assertEquals(HostConfig.HolderUids.DEFAULT, defaults.dns().uids());
+        HostConfig named = HostConfigJson.parse("t", """
+                {"upstream": {"proxy": "http://127.0.0.1:3128", "uids": [0, 4294967294]},
+                 "dns": {"servers": ["127.0.0.1:5353"], "uids": [991]}}""");
+        assertEquals(
+                Optional.of(Set.of(0, -2)),
+                named.upstream().orElseThrow().uids().named());
+        assertEquals(Optional.of(Set.of(991)), named.dns().uids().named());
+    }
+
     @Test
     void defaultsOfTheRate() throws ConfigException {
         HostConfig.Limits limits = HostConfigJson.parse("t", "{}").limits();
@@ -76,7 +93,9 @@ class UpstreamConfigTest {
             {"upstream": {"proxy": "http://p:1", "bypass": ["*.corp"]}}     | upstream.bypass[0]: "*.corp" (expected: one exact DNS name, e.g. gate.example)
             {"upstream": {"proxy": "http://p:1", "sendNames": "yes"}}       | upstream.sendNames: "yes" (expected: true or false)
             {"upstream": {"proxy": "http://p:1", "credentialsFile": "rel"}} | upstream.credentialsFile: "rel" (expected: an absolute path)
-            {"upstream": {"proxy": "http://p:1", "via": 1}}                 | upstream.via: unknown field (expected: one of proxy, credentialsFile, bypass, sendNames)
+            {"upstream": {"proxy": "http://p:1", "via": 1}}                 | upstream.via: unknown field (expected: one of proxy, credentialsFile, bypass, sendNames, uids)
+            {"upstream": {"proxy": "http://p:1", "uids": []}}               | upstream.uids: [] (expected: at least one uid, e.g. [0, 991])
+            {"upstream": {"proxy": "http://p:1", "uids": [1.5]}}            | upstream.uids[0]: 1.5 (expected: a uid 0-4294967294)
             {"limits": {"spawnRate": 0}}                        | limits.spawnRate: 0 (expected: an integer 1-1000000)
             {"limits": {"spawnBurst": 1.5}}                     | limits.spawnBurst: 1.5 (expected: an integer 1-10000000)
             """)

@@ -6,6 +6,7 @@ import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import java.net.InetAddress;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -164,5 +165,58 @@ class RulesTest {
     void aClientHelloNamesExactlyTheHost(String wanted, String sent, boolean accepted) {
         FirstBytes first = new FirstBytes(true, Optional.ofNullable(wanted));
         assertEquals(accepted, first.accepts(Optional.ofNullable(sent)));
+    }
+
+    /**
+     * The gateway's port is reached over the door only (R13): a forward, a listed entry, a plain
+     * HTTP request or a name that resolves to this host, on {@code owner.gatewayPort}, is
+     * {@code gateway-port} before any owner check, whoever holds the port. With the example host
+     * file (a gateway port, no signature, no root) such a connection used to go to the owner check,
+     * which allowed it when the gateway's process was not recognised. A default keeps R12's code.
+     */
+    @ParameterizedTest(name = "gateway port {0}, entry {1}, {2}, addresses {3} -> {4}")
+    @CsvSource(delimiter = '|', textBlock = """
+            3000 | 127.0.0.1:3000 tcp owner          | forward 3000           | -                       | gateway-port
+            3000 | 127.0.0.1:3000 tcp owner          | connect 127.0.0.1:3000 | -                       | gateway-port
+            3000 | localhost:3000 tcp owner          | connect localhost:3000 | -                       | gateway-port
+            3000 | 127.0.0.2:3000 https owner        | connect 127.0.0.2:3000 | -                       | gateway-port
+            3000 | [::1]:3000 tcp owner              | connect [::1]:3000     | -                       | gateway-port
+            3000 | [::ffff:127.0.0.1]:3000 tcp owner | forward 3000           | -                       | gateway-port
+            3000 | 0.0.0.0:3000 tcp owner            | connect 0.0.0.0:3000   | -                       | gateway-port
+            3000 | localhost:3000 http owner         | http localhost:3000    | -                       | gateway-port
+            3000 | nas.lan:3000 tcp owner            | connect nas.lan:3000   | 127.0.0.1               | gateway-port
+            3000 | nas.lan:3000 tcp owner            | connect nas.lan:3000   | ::ffff:127.0.0.1        | gateway-port
+            3000 | nas.lan:3000 tcp owner            | connect nas.lan:3000   | ::127.0.0.1             | gateway-port
+            3000 | nas.lan:3000 tcp owner            | connect nas.lan:3000   | 192.168.1.5             | gateway-port
+            3000 | nas.lan:3000 tcp owner            | connect nas.lan:3000   | ::ffff:192.168.1.5      | gateway-port
+            3000 | nas.lan:3000 tcp owner            | connect nas.lan:3000   | 192.168.1.9 192.168.1.5 | gateway-port
+            3000 | nas.lan:3000 tcp owner            | connect nas.lan:3000   | 192.168.1.9             | allow
+            3000 | 127.0.0.1:3001 tcp owner          | forward 3001           | -                       | ask-owner
+            0    | 127.0.0.1:3000 tcp owner          | forward 3000           | -                       | ask-owner
+            3000 | 127.0.0.1:3000 tcp default        | forward 3000           | -                       | default-gateway-port
+            443  | other.example:443 https owner     | connect 127.0.0.1:443  | -                       | not-global-unicast
+            """)
+    void theGatewayPortIsReachedThroughTheDoorOnly(
+            int gatewayPort, String entry, String request, String resolved, String code) throws ConfigException {
+        String[] e = entry.split(" ");
+        SpawnPolicy spawn = SpawnPolicyJson.parse(
+                "spawn",
+                "{\"id\": \"s\", \"network\": \"internet\", \"hosts\": [{\"target\": \"" + e[0] + "\", \"scheme\": \""
+                        + e[1] + "\", \"source\": \"" + e[2] + "\"}]}");
+        Rules rules = new Rules(HostConfigJson.parse("host", "{\"owner\": {\"gatewayPort\": " + gatewayPort + "}}"));
+        String[] words = request.split(" ");
+        Request asked = switch (words[0]) {
+            case "forward" -> Request.forward(Integer.parseInt(words[1]));
+            case "http" -> Request.http(words[1]);
+            default -> Request.connect(words[1]);
+        };
+        Step plan = rules.plan(spawn, asked);
+        if (plan instanceof Step.Resolve resolve) {
+            List<InetAddress> addresses = resolve.needsDns()
+                    ? Arrays.stream(resolved.split(" ")).map(RulesTest::literal).toList()
+                    : resolve.literal();
+            plan = rules.onAddresses(spawn, resolve, addresses, new OwnAddresses(Set.of(literal("192.168.1.5"))));
+        }
+        assertEquals(code, code(plan));
     }
 }
