@@ -9,16 +9,24 @@ import org.slf4j.LoggerFactory;
 /**
  * The relay's descriptor limit (SPEC R16). At start the soft limit is raised to the hard limit.
  * Each tunnel holds two descriptors (the client's and the dialed one), and a reserve stays for
- * everything else the relay needs to go on working: its control socket, spawn sockets and
- * hand-overs, DNS queries, the owner check, log files. The relay's connection budget is therefore
- * never more than {@link #connections()}, whatever the configuration says, so no spawn can take
- * the relay's last descriptors.
+ * everything else the relay needs to go on working: spawn sockets and hand-overs, DNS queries, the
+ * owner check, log files. Beside it, the operator's listeners (the daemon's control socket and the
+ * metrics listener) each hold at most {@link #LISTENER_CONNECTIONS} connections, counted apart. The
+ * relay's connection budget is therefore never more than {@link #connections()}, whatever the
+ * configuration says, so no spawn can take the relay's last descriptors, nor a flood of an
+ * operator's listener the spawns'.
  *
  * @param limit the soft descriptor limit in force
  */
 public record Descriptors(long limit) {
     /** Descriptors kept for everything but tunnels. */
     static final int RESERVE = 512;
+
+    /** The most connections the control socket, and the metrics listener, each hold open (their caps). */
+    public static final int LISTENER_CONNECTIONS = 32;
+
+    /** Descriptors kept for the operator's two listeners' connections. */
+    static final int LISTENERS = 2 * LISTENER_CONNECTIONS;
 
     private static final Logger log = LoggerFactory.getLogger(Descriptors.class);
 
@@ -37,9 +45,9 @@ public record Descriptors(long limit) {
         return new Descriptors(Long.MAX_VALUE);
     }
 
-    /** The most connections the relay can hold open with {@link #RESERVE} descriptors left over. */
+    /** The most connections the relay can hold open with {@link #RESERVE} and {@link #LISTENERS} left over. */
     public int connections() {
-        long tunnels = (limit - RESERVE) / 2;
+        long tunnels = (limit - RESERVE - LISTENERS) / 2;
         return Math.clamp(tunnels, 1, Integer.MAX_VALUE);
     }
 
@@ -48,7 +56,7 @@ public record Descriptors(long limit) {
         if (limits.relayConnections() <= connections()) {
             return Optional.empty();
         }
-        long needed = 2L * limits.relayConnections() + RESERVE;
+        long needed = 2L * limits.relayConnections() + RESERVE + LISTENERS;
         return Optional.of("limits.relayConnections is " + limits.relayConnections() + ", which needs about "
                 + needed + " descriptors, but the descriptor limit is " + limit + ": the relay holds at most "
                 + connections() + " connections (raise the hard limit, e.g. LimitNOFILE=" + needed
