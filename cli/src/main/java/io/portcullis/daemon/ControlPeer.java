@@ -48,8 +48,33 @@ record ControlPeer(int uid, long pid, NetworkNamespace process, Optional<Network
         }
         PeerCredentials credentials = epoll.peerCredentials();
         int fd = epoll.fd().intValue();
-        return new ControlPeer(
-                credentials.uid(), credentials.pid(), processNamespace(fd, credentials.pid()), socketNamespace(fd));
+        try {
+            return new ControlPeer(
+                    credentials.uid(), credentials.pid(), processNamespace(fd, credentials.pid()), socketNamespace(fd));
+        } catch (IOException e) {
+            throw new Unreadable(credentials.uid(), credentials.pid(), e);
+        }
+    }
+
+    /** The peer's credentials were read, its namespaces not (another uid's process may not be, for one). */
+    static final class Unreadable extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final int uid;
+        private final long pid;
+
+        Unreadable(int uid, long pid, IOException cause) {
+            super("pid " + pid + " of uid " + uid + ": " + cause.getMessage(), cause);
+            this.uid = uid;
+            this.pid = pid;
+        }
+
+        int uid() {
+            return uid;
+        }
+
+        long pid() {
+            return pid;
+        }
     }
 
     private static NetworkNamespace processNamespace(int fd, long pid) throws IOException {

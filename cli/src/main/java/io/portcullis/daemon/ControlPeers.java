@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,14 +29,15 @@ final class ControlPeers {
     private final RefusalLog refusals;
 
     ControlPeers(int uid, ControlNamespaces namespaces, ControlPeer.Reader reader) {
+        this(uid, namespaces, reader, line -> log.warn("control connection refused: {}", line));
+    }
+
+    /** @param logged where each refusal's first line goes */
+    ControlPeers(int uid, ControlNamespaces namespaces, ControlPeer.Reader reader, Consumer<String> logged) {
         this.uid = uid;
         this.namespaces = Objects.requireNonNull(namespaces, "namespaces");
         this.reader = Objects.requireNonNull(reader, "reader");
-        this.refusals = new RefusalLog(
-                line -> log.warn("control connection refused: {}", line),
-                LOGGED_KINDS,
-                Duration.ofMinutes(1),
-                System::nanoTime);
+        this.refusals = new RefusalLog(logged, LOGGED_KINDS, Duration.ofMinutes(1), System::nanoTime);
     }
 
     /** Why a peer is refused, and its kind for the log. */
@@ -46,13 +48,10 @@ final class ControlPeers {
         Optional<Refusal> refusal;
         try {
             refusal = refusal(reader.read(channel), uid, namespaces::contains);
+        } catch (ControlPeer.Unreadable e) {
+            refusal = Optional.of(e.uid() != uid ? uidRefusal(e.uid(), e.pid(), uid) : unreadable(e.getCause()));
         } catch (IOException | RuntimeException e) {
-            refusal = Optional.of(new Refusal(
-                    "unreadable "
-                            + (e instanceof Posix.Failure failure
-                                    ? failure.errno()
-                                    : e.getClass().getName()),
-                    "cannot read the peer's credentials or network namespace: " + e.getMessage()));
+            refusal = Optional.of(unreadable(e));
         }
         if (refusal.isEmpty()) {
             return true;
@@ -62,12 +61,24 @@ final class ControlPeers {
         return false;
     }
 
+    private static Refusal unreadable(Throwable e) {
+        return new Refusal(
+                "unreadable "
+                        + (e instanceof Posix.Failure failure
+                                ? failure.errno()
+                                : e.getClass().getName()),
+                "cannot read the peer's credentials or network namespace: " + e.getMessage());
+    }
+
+    /** A peer of another uid, whether or not its namespaces could be read. */
+    private static Refusal uidRefusal(int peerUid, long pid, int uid) {
+        return new Refusal("uid " + peerUid, "pid " + pid + " of uid " + peerUid + " (expected: uid " + uid + ")");
+    }
+
     /** Why {@code peer} is refused by a daemon of {@code uid} serving the namespaces {@code allowed}; empty: served. Pure. */
     static Optional<Refusal> refusal(ControlPeer peer, int uid, Predicate<NetworkNamespace> allowed) {
         if (peer.uid() != uid) {
-            return Optional.of(new Refusal(
-                    "uid " + peer.uid(),
-                    "pid " + peer.pid() + " of uid " + peer.uid() + " (expected: uid " + uid + ")"));
+            return Optional.of(uidRefusal(peer.uid(), peer.pid(), uid));
         }
         if (!allowed.test(peer.process())) {
             return Optional.of(new Refusal(

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -83,6 +85,26 @@ class ControlPeersTest {
 
         assertFalse(peers.admit(channel));
         assertFalse(channel.isOpen());
+    }
+
+    /** A non-root daemon may not read a root process's namespace: that peer is refused for its uid. */
+    @Test
+    void anotherUidWhoseNamespaceCannotBeReadIsRefusedForItsUid() throws IOException {
+        List<String> logged = new ArrayList<>();
+        EmbeddedChannel channel = new EmbeddedChannel();
+        ControlPeers peers = new ControlPeers(
+                DAEMON_UID,
+                ControlNamespaces.own(),
+                any -> {
+                    throw new ControlPeer.Unreadable(
+                            0, 77, new IOException("ioctl PIDFD_GET_NET_NAMESPACE: Permission denied"));
+                },
+                logged::add);
+
+        assertFalse(peers.admit(channel));
+        assertFalse(channel.isOpen());
+        assertEquals(
+                List.of("pid 77 of uid 0 (expected: uid 1000); later refusals of this peer are not logged"), logged);
     }
 
     /** Under NIO the JDK gives no peer credentials: every control connection is refused (fail closed). */
