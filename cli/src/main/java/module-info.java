@@ -18,6 +18,8 @@ module io.portcullis.cli {
     requires io.netty.common;
     requires io.netty.handler;
     requires io.netty.transport;
+    requires io.netty.transport.classes.epoll;
+    requires io.netty.transport.unix.common;
     requires org.slf4j;
 
     exports io.portcullis.cli;

@@ -48,4 +48,7 @@ module io.portcullis.relay {
     // control socket and metrics listener).
     exports io.portcullis.relay.ops to
             io.portcullis.cli;
+    // ... and why a spawn's hand-over was refused (the daemon's control API says so).
+    exports io.portcullis.relay.handoff to
+            io.portcullis.cli;
 }

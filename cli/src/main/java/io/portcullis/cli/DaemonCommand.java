@@ -2,11 +2,14 @@ package io.portcullis.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.portcullis.daemon.ControlNamespaces;
 import io.portcullis.daemon.Daemon;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.HostConfigJson;
+import io.portcullis.relay.ops.ListenerLimits;
 import io.portcullis.relay.ops.MetricsListener;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.transport.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -29,9 +32,13 @@ import picocli.CommandLine.Spec;
         name = "daemon",
         mixinStandardHelpOptions = true,
         description = {
-            "Runs one relay for many spawns. The control socket (unix, mode 0600, only this uid) speaks HTTP/1.1 and JSON:",
+            "Runs one relay for many spawns. The control socket (unix, mode 0600) speaks HTTP/1.1 and JSON:",
             "  POST /spawns, GET /spawns, GET /spawns/{id}, DELETE /spawns/{id}, POST /reload,",
             "  GET /metrics, GET /healthz, GET /readyz",
+            "It serves only processes of this uid in the daemon's own network namespace or one given with --control-netns: "
+                    + "a spawn running as this uid, or a namespace made inside one, is refused before a byte is read. "
+                    + "It holds at most 32 connections, and each request has 30 s from the connection (or the previous answer) "
+                    + "to arrive whole; the metrics listener holds 32, with 10 s.",
             "Prints {\"control\", \"generation\", \"metrics\"} once it listens (metrics: with --metrics-listen). SIGHUP reloads the host configuration like POST /reload; "
                     + "SIGTERM or SIGINT drains (new connections are refused, open ones get --drain seconds to end), then closes every spawn (removing its directory) and the control socket, and exits 0.",
         },
@@ -62,6 +69,14 @@ final class DaemonCommand implements Callable<Integer> {
     Path control;
 
     @Option(
+            names = "--control-netns",
+            paramLabel = "PATH",
+            description =
+                    "Also serve the control socket to processes of this uid in this network namespace: a namespace "
+                            + "file such as /run/netns/NAME or /proc/PID/ns/net, read once at start and held open. Repeatable.")
+    List<Path> controlNamespaces = new ArrayList<>();
+
+    @Option(
             names = "--dir",
             paramLabel = "PARENT",
             description = "Where the spawns' directories are made; default: the system's temporary directory.")
@@ -78,13 +93,21 @@ final class DaemonCommand implements Callable<Integer> {
         if (controlParent == null || !Files.isDirectory(controlParent)) {
             problems.add("--control: " + control + " (expected: a path in an existing directory)");
         }
+        Optional<ControlNamespaces> namespaces;
+        try {
+            namespaces = ControlNamespaces.open(controlNamespaces, problems);
+        } catch (IOException e) {
+            log.error("cannot start: {}", e.getMessage());
+            return 1;
+        }
         if (ConfigFiles.report(problems, err)) {
+            namespaces.ifPresent(ControlNamespaces::close);
             return 2;
         }
         Daemon daemon;
         Optional<MetricsListener> metrics;
         try {
-            daemon = start(host);
+            daemon = start(host, namespaces.orElseThrow());
             try {
                 metrics = service.listen(daemon.routes());
             } catch (IOException | RuntimeException e) {
@@ -123,10 +146,20 @@ final class DaemonCommand implements Callable<Integer> {
         return 0;
     }
 
-    private Daemon start(HostConfig host) throws IOException {
-        Relay relay = ConfigFiles.relay(host, parent).start();
+    private Daemon start(HostConfig host, ControlNamespaces namespaces) throws IOException {
+        Relay relay;
         try {
-            return Daemon.start(relay, control, () -> HostConfigJson.read(hostFile));
+            relay = ConfigFiles.relay(host, parent).start();
+        } catch (IOException | RuntimeException e) {
+            namespaces.close();
+            throw e;
+        }
+        try {
+            return Daemon.start(
+                    relay,
+                    control,
+                    () -> HostConfigJson.read(hostFile),
+                    new Daemon.Settings(Transport.best(), namespaces, ListenerLimits.CONTROL));
         } catch (IOException | RuntimeException e) {
             relay.close();
             throw e;

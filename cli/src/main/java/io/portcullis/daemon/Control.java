@@ -3,6 +3,7 @@ package io.portcullis.daemon;
 import static io.netty.handler.codec.http.HttpResponseStatus.BAD_REQUEST;
 import static io.netty.handler.codec.http.HttpResponseStatus.CONFLICT;
 import static io.netty.handler.codec.http.HttpResponseStatus.CREATED;
+import static io.netty.handler.codec.http.HttpResponseStatus.GONE;
 import static io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR;
 import static io.netty.handler.codec.http.HttpResponseStatus.NOT_FOUND;
 import static io.netty.handler.codec.http.HttpResponseStatus.OK;
@@ -14,13 +15,17 @@ import io.portcullis.relay.Relay;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.handoff.HandoffRefused;
 import io.portcullis.relay.ops.Reply;
+import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.io.IOException;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,10 +41,12 @@ final class Control {
 
     private final Relay relay;
     private final HostConfigSource hosts;
+    private final Removed removed;
 
-    Control(Relay relay, HostConfigSource hosts) {
+    Control(Relay relay, HostConfigSource hosts, InstantSource clock) {
         this.relay = Objects.requireNonNull(relay, "relay");
         this.hosts = Objects.requireNonNull(hosts, "hosts");
+        this.removed = new Removed(clock);
     }
 
     /** The answer to {@code method path} with {@code body} (UTF-8). */
@@ -48,7 +55,7 @@ final class Control {
             return method.equals(HttpMethod.POST)
                     ? open(body)
                     : method.equals(HttpMethod.GET)
-                            ? Reply.json(OK, SpawnJson.list(relay.spawns()))
+                            ? Reply.json(OK, SpawnJson.list(open()))
                             : Reply.notAllowed("GET, POST");
         }
         if (path.startsWith(SPAWN_PREFIX)
@@ -84,6 +91,8 @@ final class Control {
         }
         try {
             SpawnHandle handle = relay.open(policy);
+            removed.forget(handle.id());
+            handle.handedOver().whenComplete((accepted, failure) -> refused(handle.id(), failure));
             log.atInfo()
                     .addKeyValue("spawn", handle.id())
                     .addKeyValue("socket", handle.socket())
@@ -101,13 +110,44 @@ final class Control {
         }
     }
 
+    /**
+     * A hand-over the relay refused: the relay closes the spawn (its socket was used up), and the
+     * API says why from now on. On the event loop that refused it.
+     */
+    private void refused(String id, Throwable failure) {
+        if (failure instanceof CompletionException wrapped && wrapped.getCause() instanceof HandoffRefused refusal) {
+            removed.add(id, DenyCode.BAD_HANDOFF.code(), refusal.reason());
+            log.atInfo()
+                    .addKeyValue("spawn", id)
+                    .addKeyValue("code", DenyCode.BAD_HANDOFF.code())
+                    .addKeyValue("reason", refusal.reason())
+                    .log("spawn removed: its hand-over was refused");
+        }
+    }
+
+    /** The open spawns, without those whose hand-over was refused and that the relay is closing. */
+    private List<SpawnHandle> open() {
+        return relay.spawns().stream()
+                .filter(handle -> removed.get(handle.id()).isEmpty())
+                .toList();
+    }
+
     private Reply show(String id) {
+        Optional<Removed.Spawn> gone = removed.get(id);
+        if (gone.isPresent()) {
+            return gone(gone.get());
+        }
         Optional<SpawnHandle> handle = relay.spawn(id);
         return handle.isPresent() ? Reply.json(OK, SpawnJson.described(handle.get())) : unknown(id);
     }
 
     private Reply close(String id) {
+        Optional<Removed.Spawn> gone = removed.get(id);
         Optional<SpawnHandle> handle = relay.spawn(id);
+        if (gone.isPresent()) {
+            handle.ifPresent(SpawnHandle::close);
+            return gone(gone.get());
+        }
         if (handle.isEmpty()) {
             return unknown(id);
         }
@@ -147,6 +187,22 @@ final class Control {
         problems.forEach(body.putArray("errors")::add);
         body.put("generation", relay.generation());
         return Reply.json(BAD_REQUEST, body);
+    }
+
+    /**
+     * {@code 410}: the spawn was removed because its hand-over was refused; the body says why
+     * ({@code code}, {@code reason}, {@code removed}) beside the usual {@code errors}.
+     */
+    private static Reply gone(Removed.Spawn spawn) {
+        ObjectNode body = SpawnJson.JSON.createObjectNode();
+        body.putArray("errors")
+                .add("spawn: " + spawn.id() + " (expected: an open spawn; it was removed: its hand-over was refused: "
+                        + spawn.reason() + ")");
+        body.put("id", spawn.id());
+        body.put("code", spawn.code());
+        body.put("reason", spawn.reason());
+        body.put("removed", spawn.at().toString());
+        return Reply.json(GONE, body);
     }
 
     private static Reply unknown(String id) {

@@ -7,8 +7,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.portcullis.relay.Relay;
+import io.portcullis.relay.ops.ConnectionGate;
+import io.portcullis.relay.ops.ListenerLimits;
 import io.portcullis.relay.ops.Routes;
 import io.portcullis.relay.transport.Transport;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.InstantSource;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,9 +29,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Many spawns in one relay, driven over a unix control socket (SPEC R5): HTTP/1.1 with JSON,
- * mode 0600, and only peers with the daemon's own uid (SO_PEERCRED). Nothing listens on TCP.
- * The daemon owns its relay: {@link #close()} closes every spawn, removing its directory, and
- * removes the control socket.
+ * mode 0600, and only peers with the daemon's own uid in its own network namespace, or one the
+ * operator listed ({@link ControlPeers}); at most {@link ListenerLimits#connections()} of them at
+ * once, each exchange within its deadline. Nothing listens on TCP. The daemon owns its relay:
+ * {@link #close()} closes every spawn, removing its directory, and removes the control socket.
  *
  * <p>Routes: {@code POST /spawns}, {@code GET /spawns}, {@code GET /spawns/{id}},
  * {@code DELETE /spawns/{id}}, {@code POST /reload}, and the operator's {@link Routes}
@@ -40,8 +43,6 @@ public final class Daemon implements AutoCloseable {
     /** The largest control request body; a spawn policy is a few KiB. */
     public static final int MAX_BODY_BYTES = 256 * 1024;
 
-    private static final int IDLE_SECONDS = 60;
-
     private final Relay relay;
     private final Path control;
     private final Control api;
@@ -49,7 +50,27 @@ public final class Daemon implements AutoCloseable {
     private final EventLoopGroup loop;
     private final ExecutorService thread;
     private final Channel server;
+    private final ControlNamespaces namespaces;
     private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * How the control socket is served.
+     *
+     * @param namespaces the network namespaces whose peers are served; the daemon closes them
+     * @param limits its connection cap and exchange deadline
+     */
+    public record Settings(Transport transport, ControlNamespaces namespaces, ListenerLimits limits) {
+        public Settings {
+            Objects.requireNonNull(transport, "transport");
+            Objects.requireNonNull(namespaces, "namespaces");
+            Objects.requireNonNull(limits, "limits");
+        }
+
+        /** The best transport, the daemon's own namespace alone, {@link ListenerLimits#CONTROL}. */
+        public static Settings defaults() throws IOException {
+            return new Settings(Transport.best(), ControlNamespaces.own(), ListenerLimits.CONTROL);
+        }
+    }
 
     private Daemon(
             Relay relay,
@@ -58,7 +79,8 @@ public final class Daemon implements AutoCloseable {
             Routes routes,
             EventLoopGroup loop,
             ExecutorService thread,
-            Channel server) {
+            Channel server,
+            ControlNamespaces namespaces) {
         this.relay = relay;
         this.control = control;
         this.api = api;
@@ -66,11 +88,12 @@ public final class Daemon implements AutoCloseable {
         this.loop = loop;
         this.thread = thread;
         this.server = server;
+        this.namespaces = namespaces;
     }
 
-    /** Listens on {@code control} with the best transport; see {@link #start(Relay, Path, HostConfigSource, Transport)}. */
+    /** Listens on {@code control} with {@link Settings#defaults()}; see {@link #start(Relay, Path, HostConfigSource, Settings)}. */
     public static Daemon start(Relay relay, Path control, HostConfigSource hosts) throws IOException {
-        return start(relay, control, hosts, Transport.best());
+        return start(relay, control, hosts, Settings.defaults());
     }
 
     /**
@@ -80,14 +103,27 @@ public final class Daemon implements AutoCloseable {
      *
      * @param hosts what a reload reads
      */
-    public static Daemon start(Relay relay, Path control, HostConfigSource hosts, Transport transport)
+    public static Daemon start(Relay relay, Path control, HostConfigSource hosts, Settings settings)
             throws IOException {
         Objects.requireNonNull(relay, "relay");
         Objects.requireNonNull(control, "control");
-        Control api = new Control(relay, Objects.requireNonNull(hosts, "hosts"));
+        Objects.requireNonNull(settings, "settings");
+        try {
+            return listen(relay, control, Objects.requireNonNull(hosts, "hosts"), settings);
+        } catch (IOException | RuntimeException e) {
+            settings.namespaces().close();
+            throw e;
+        }
+    }
+
+    private static Daemon listen(Relay relay, Path control, HostConfigSource hosts, Settings settings)
+            throws IOException {
+        Control api = new Control(relay, hosts, InstantSource.system());
         Routes routes = new Routes(relay);
         ControlSocket.clear(control);
-        int uid = ControlSocket.ownUid();
+        ControlPeers peers = new ControlPeers(ControlSocket.ownUid(), settings.namespaces(), ControlPeer::read);
+        ConnectionGate gate = new ConnectionGate("control socket", settings.limits());
+        Transport transport = settings.transport();
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, transport.io());
         ExecutorService thread = Executors.newSingleThreadExecutor(
                 Thread.ofPlatform().name("control").daemon(true).factory());
@@ -103,16 +139,14 @@ public final class Daemon implements AutoCloseable {
                     .childHandler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel channel) {
-                            if (!ControlSocket.samePeer(transport, channel, uid, relay::servesNamespace)) {
-                                channel.close();
-                                return;
+                            if (peers.admit(channel) && gate.admit(channel)) {
+                                channel.pipeline()
+                                        .addLast(
+                                                new HttpServerCodec(),
+                                                new HttpObjectAggregator(MAX_BODY_BYTES),
+                                                gate.exchange(),
+                                                new ControlHandler(api, routes, thread));
                             }
-                            channel.pipeline()
-                                    .addLast(
-                                            new ReadTimeoutHandler(IDLE_SECONDS),
-                                            new HttpServerCodec(),
-                                            new HttpObjectAggregator(MAX_BODY_BYTES),
-                                            new ControlHandler(api, routes, thread));
                         }
                     })
                     .bind(transport.domainAddress(bound))
@@ -121,7 +155,10 @@ public final class Daemon implements AutoCloseable {
             Files.setPosixFilePermissions(bound, PosixFilePermissions.fromString("rw-------"));
             Files.move(bound, control, StandardCopyOption.ATOMIC_MOVE);
             Files.delete(staging);
-            return new Daemon(relay, control, api, routes, loop, thread, server);
+            log.atInfo()
+                    .addKeyValue("networkNamespaces", settings.namespaces().toString())
+                    .log("control socket serves the daemon's uid in these network namespaces");
+            return new Daemon(relay, control, api, routes, loop, thread, server, settings.namespaces());
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(bound);
             Files.deleteIfExists(staging);
@@ -166,6 +203,7 @@ public final class Daemon implements AutoCloseable {
             awaitQuietly();
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         } finally {
+            namespaces.close();
             try {
                 relay.close();
             } finally {

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.entry.handoff.Posix;
+import io.portcullis.entry.handoff.Sender;
 import io.portcullis.entry.testing.FreePorts;
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerEvidence;
@@ -244,6 +247,99 @@ class DaemonTest {
 
         assertEquals(status, answer.status(), answer.body());
         assertTrue(body.isEmpty() ? answer.body().isEmpty() : answer.body().contains(body), answer.body());
+    }
+
+    /** curl over the control socket from {@code wall}'s namespaces: its exit status, then what it printed. */
+    private String curlFrom(List<String> wall, String method, String path, String body) throws Exception {
+        List<String> command = new ArrayList<>(wall);
+        command.addAll(List.of(
+                "curl",
+                "-sS",
+                "--max-time",
+                "10",
+                "--unix-socket",
+                control.toString(),
+                "-w",
+                "%{http_code}",
+                "-X",
+                method));
+        if (body != null) {
+            command.addAll(List.of("-H", "Content-Type: application/json", "--data-binary", body));
+        }
+        command.add("http://portcullis" + path);
+        Process curl = new ProcessBuilder(command).redirectErrorStream(true).start();
+        assertTrue(curl.waitFor(30, TimeUnit.SECONDS), "curl did not end");
+        return curl.exitValue() + " " + new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Issue 26 #2: a spawn that runs as the daemon's uid in a rootless wall ran {@code unshare -n}
+     * inside itself, and from that nested namespace the control socket listed every spawn and
+     * opened one with the internet. Every namespace but the daemon's own is refused before a byte.
+     */
+    @Test
+    void aNamespaceMadeInsideARootlessSpawnIsRefusedBeforeAnyAnswer() throws Exception {
+        start();
+        open("studio");
+        List<String> spawn = List.of("unshare", "--user", "--map-root-user", "--net");
+        List<String> nested = List.of("unshare", "--user", "--map-root-user", "--net", "unshare", "--net");
+        String evil = "{\"id\": \"evil\", \"network\": \"internet\"}";
+
+        for (List<String> wall : List.of(spawn, nested)) {
+            String listed = curlFrom(wall, "GET", "/spawns", null);
+            String opened = curlFrom(wall, "POST", "/spawns", evil);
+
+            assertTrue(listed.endsWith("000") && !listed.startsWith("0 "), wall + ": " + listed);
+            assertFalse(listed.contains("studio"), wall + ": " + listed);
+            assertTrue(opened.endsWith("000") && !opened.startsWith("0 "), wall + ": " + opened);
+        }
+        assertEquals("0 200", curlFrom(List.of(), "GET", "/healthz", null).replaceAll("ok\\s*", ""));
+        JsonNode spawns = ControlClient.call(control, "GET", "/spawns").json();
+        assertEquals(1, spawns.size(), spawns.toString());
+        assertEquals("studio", spawns.get(0).get("id").asText());
+    }
+
+    /**
+     * Issue 26 #17: a spawn whose hand-over was refused stayed listed, with a socket path that no
+     * longer existed. Now it is removed (its id free, its door token gone) and the API says why.
+     */
+    @Test
+    void aSpawnWhoseHandOverWasRefusedIsGoneAndTheApiSaysWhy() throws Exception {
+        start();
+        Path token = dir.resolve("kiosk-token");
+        String policy =
+                "{\"id\": \"kiosk\", \"door\": {\"port\": 3001, \"routes\": [], \"tokenFile\": \"" + token + "\"}}";
+        ControlClient.Answer opened = ControlClient.call(control, "POST", "/spawns", policy);
+        assertEquals(201, opened.status(), opened.body());
+        assertTrue(Files.exists(token));
+
+        int connection = Posix.connectUnix(opened.json().get("socket").asText(), 10_000);
+        String answer;
+        try {
+            Posix.sendAll(connection, "GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 0);
+            answer = Sender.answer(connection, 10_000);
+        } finally {
+            Posix.closeQuietly(connection);
+        }
+        assertTrue(answer.startsWith(Handoff.REFUSED), answer);
+
+        assertEquals(0, ControlClient.call(control, "GET", "/spawns").json().size(), "gone from the list");
+        ControlClient.Answer gone = ControlClient.call(control, "GET", "/spawns/kiosk");
+        assertEquals(410, gone.status(), gone.body());
+        assertEquals("bad-handoff", gone.json().get("code").asText());
+        assertTrue(answer.endsWith(gone.json().get("reason").asText()), gone.body() + " / " + answer);
+        assertTrue(gone.json().get("errors").get(0).asText().startsWith("spawn: kiosk (expected: an open spawn;"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while ((Files.exists(token) || daemon.relay().spawn("kiosk").isPresent()) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertFalse(Files.exists(token), "the door token is removed");
+        assertTrue(daemon.relay().spawn("kiosk").isEmpty(), "the relay closed it");
+        assertEquals(410, ControlClient.call(control, "DELETE", "/spawns/kiosk").status());
+
+        ControlClient.Answer again = ControlClient.call(control, "POST", "/spawns", policy);
+        assertEquals(201, again.status(), again.body());
+        assertEquals(200, ControlClient.call(control, "GET", "/spawns/kiosk").status());
     }
 
     @Test

@@ -18,6 +18,7 @@ import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.generation.Generation;
 import io.portcullis.relay.generation.GenerationFactory;
 import io.portcullis.relay.generation.Retirement;
+import io.portcullis.relay.handoff.HandoffRefused;
 import io.portcullis.relay.handoff.SpawnPorts;
 import io.portcullis.relay.handoff.SpawnSocket;
 import io.portcullis.relay.handoff.StaleSpawns;
@@ -190,7 +191,25 @@ public final class Relay implements AutoCloseable {
             spawns.remove(closed.id(), closed);
             ids.remove(closed.id());
         }));
+        socket.handedOver().exceptionally(failure -> {
+            if (failure instanceof HandoffRefused) {
+                closeRefused(handle.get());
+            }
+            return null;
+        });
         return handle.get();
+    }
+
+    /**
+     * A refused hand-over used up the spawn socket, so the spawn can never serve: it is closed (its
+     * id free again, its door token removed), off the event loop that refused it.
+     */
+    private void closeRefused(SpawnHandle handle) {
+        try {
+            handoffs.execute(handle::close);
+        } catch (RejectedExecutionException closing) {
+            // The relay is closing, and closes every spawn itself.
+        }
     }
 
     /** Accepts on the checked sockets of a hand-over; off the event loops (it waits for the registrations). */
@@ -227,11 +246,6 @@ public final class Relay implements AutoCloseable {
         record.target(socket.kind().label() + ":" + Handoff.text(socket.address()));
         record.fail(DenyCode.LISTENER_BROKEN);
         record.finish();
-    }
-
-    /** Whether a spawn's handed-over sockets belong to the network namespace {@code inode}. */
-    public boolean servesNamespace(long inode) {
-        return spawns.values().stream().anyMatch(spawn -> spawn.namespace().orElse(-1) == inode);
     }
 
     private static Set<Integer> forwardPorts(SpawnPolicy policy) {

@@ -127,7 +127,8 @@ public final class SpawnHandle implements AutoCloseable {
 
     /**
      * Completes once the entry's hand-over was accepted and the relay accepts on its sockets;
-     * completes exceptionally when it was refused or the spawn closed first.
+     * completes exceptionally when it was refused (caused by a {@code HandoffRefused}, and the relay
+     * then closes the spawn: it can never be handed over again) or the spawn closed first.
      */
     public CompletableFuture<Void> handedOver() {
         return socket.handedOver().thenApply(accepted -> null);

@@ -11,6 +11,7 @@ import io.portcullis.entry.handoff.Handoff.Kind;
 import io.portcullis.entry.handoff.Posix;
 import io.portcullis.entry.handoff.Sender;
 import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.handoff.HandoffRefused;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
@@ -23,6 +24,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -228,9 +230,48 @@ class HandoffTest {
         assertNotNull(decision, "no decision line");
         assertEquals("handoff", decision.kind());
         assertEquals("bad-handoff", Line.of(decision).code());
-        assertThrows(ExecutionException.class, () -> spawn.handedOver().get(5, TimeUnit.SECONDS));
+        ExecutionException failure =
+                assertThrows(ExecutionException.class, () -> spawn.handedOver().get(5, TimeUnit.SECONDS));
+        assertTrue(failure.getCause() instanceof HandoffRefused refused && answer.contains(refused.reason()), answer);
         assertFalse(Files.exists(spawn.socket()), "a hand-over, good or bad, uses up the spawn socket");
         assertThrows(ConnectException.class, () -> SpawnClient.open(PROXY), "every descriptor received is closed");
+        awaitRemoved(spawn);
+    }
+
+    /** Issue 26 #17: a spawn whose hand-over was refused stayed listed, with a socket that no longer existed. */
+    @Test
+    void aRefusedHandOverRemovesTheSpawnAndItsDoorTokenAndFreesItsId() throws Exception {
+        Path token = parent.resolve("kiosk-token");
+        String policy =
+                "{\"id\": \"kiosk\", \"door\": {\"port\": 3001, \"routes\": [], \"tokenFile\": \"" + token + "\"}}";
+        SpawnHandle kiosk = relay.open(SpawnPolicyJson.parse("kiosk.json", policy));
+        assertTrue(Files.exists(token));
+
+        int connection = Posix.connectUnix(kiosk.socket().toString(), 10_000);
+        String answer;
+        try {
+            Posix.sendAll(connection, "not a hand-over\n".getBytes(StandardCharsets.US_ASCII), 0);
+            answer = Sender.answer(connection, 10_000);
+        } finally {
+            Posix.closeQuietly(connection);
+        }
+
+        assertTrue(answer.startsWith(Handoff.REFUSED), answer);
+        awaitRemoved(kiosk);
+        assertFalse(Files.exists(token), "the door token is removed with the spawn");
+        assertEquals(
+                List.of("studio"), relay.spawns().stream().map(SpawnHandle::id).toList());
+        SpawnHandle again = relay.open(SpawnPolicyJson.parse("kiosk.json", policy));
+        assertTrue(Files.exists(again.socket()), "the id is free again");
+    }
+
+    private void awaitRemoved(SpawnHandle handle) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (relay.spawn(handle.id()).isPresent() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(relay.spawn(handle.id()).isEmpty(), "the relay still lists " + handle.id());
+        assertTrue(handle.isClosed());
     }
 
     private static Handoff.Socket socket(Kind kind, int port) {

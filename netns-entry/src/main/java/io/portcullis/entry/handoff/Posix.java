@@ -47,6 +47,7 @@ public final class Posix {
     static final int SO_ACCEPTCONN = 30;
     static final int SO_PROTOCOL = 38;
     static final int SO_DOMAIN = 39;
+    static final int SO_PEERPIDFD = 77;
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
     static final int SCM_RIGHTS = 1;
@@ -62,6 +63,10 @@ public final class Posix {
     static final int O_CLOEXEC = 0x80000;
     static final long SIOCGSKNS = 0x894C;
     static final long SIOCGIFFLAGS = 0x8913;
+    static final long PIDFD_GET_NET_NAMESPACE = 0xFF04;
+    static final long NS_GET_NSTYPE = 0xB703;
+    static final int CLONE_NEWNET = 0x40000000;
+    static final int O_RDONLY = 0;
     static final int EINTR = 4;
     static final int EAGAIN = 11;
     public static final int EPERM = 1;
@@ -70,6 +75,11 @@ public final class Posix {
     public static final int ENOEXEC = 8;
     public static final int ENXIO = 6;
     public static final int ELOOP = 40;
+
+    public static final int ENOTTY = 25;
+    public static final int EINVAL = 22;
+    public static final int ENOSYS = 38;
+    public static final int ENOPROTOOPT = 92;
     static final int CLOSE_RANGE_CLOEXEC = 4;
     static final int SIG_SETMASK = 2;
     static final int IPPROTO_TCP = 6;
@@ -120,6 +130,7 @@ public final class Posix {
         FCNTL(72, 25),
         IOCTL(16, 29),
         CLOSE_RANGE(436, 436),
+        PIDFD_OPEN(434, 434),
         SIGPROCMASK(14, 135),
         SIGACTION(13, 134),
         PRLIMIT64(302, 261),
@@ -385,6 +396,64 @@ public final class Posix {
     }
 
     /**
+     * A pidfd of the process at the other end of the unix socket {@code fd}, the one that connected
+     * (SO_PEERPIDFD, Linux 6.5): it names that process for as long as it is open, so no later
+     * process that takes its pid can pass for it. ENOPROTOOPT on an older kernel.
+     */
+    public static int peerPidfd(int fd) throws Failure {
+        return intOption(fd, SOL_SOCKET, SO_PEERPIDFD);
+    }
+
+    /** A pidfd of process {@code pid} (pidfd_open, Linux 5.3), close-on-exec. */
+    public static int pidfdOpen(long pid) throws Failure {
+        return check("pidfd_open", invoke(Call.PIDFD_OPEN, pid, 0));
+    }
+
+    /**
+     * A new descriptor for the network namespace of the process that {@code pidfd} names
+     * (PIDFD_GET_NET_NAMESPACE, Linux 6.11; ENOTTY or EINVAL before): ESRCH once it has exited.
+     */
+    public static int namespaceOfPidfd(int pidfd) throws Failure {
+        return check("ioctl PIDFD_GET_NET_NAMESPACE", invoke(Call.IOCTL, pidfd, PIDFD_GET_NET_NAMESPACE));
+    }
+
+    /**
+     * Whether the process that {@code pidfd} names has exited: its pidfd polls readable then (a
+     * descriptor that is no pidfd polls as an error, which counts as exited too).
+     */
+    public static boolean exited(int pidfd) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pollfd = arena.allocate(8, 4);
+            pollfd.set(JAVA_INT, 0, pidfd);
+            pollfd.set(JAVA_SHORT, 4, (short) 1);
+            MemorySegment now = arena.allocate(16, 8);
+            int ready;
+            do {
+                ready = invoke(Call.PPOLL, pollfd, 1L, now, 0L, 8L);
+            } while (ready < 0 && errno() == EINTR);
+            return check("poll", ready) > 0;
+        }
+    }
+
+    /**
+     * Opens the network namespace file {@code path} ({@code /run/netns/NAME}, {@code /proc/PID/ns/net}),
+     * close-on-exec; fails with EINVAL when it is a namespace file of another kind, or no namespace.
+     */
+    public static int openNetworkNamespace(String path) throws Failure {
+        int fd;
+        try (Arena arena = Arena.ofConfined()) {
+            fd = check("open " + path, invoke(Call.OPEN, AT_FDCWD, arena.allocateFrom(path), O_RDONLY | O_CLOEXEC));
+        }
+        int type = invoke(Call.IOCTL, fd, NS_GET_NSTYPE);
+        if (type != CLONE_NEWNET) {
+            int errno = type < 0 ? errno() : EINVAL;
+            closeQuietly(fd);
+            throw new Failure(path + ": not a network namespace", errno);
+        }
+        return fd;
+    }
+
+    /**
      * Whether the interface {@code name} of the calling thread's network namespace is up
      * (SIOCGIFFLAGS, IFF_UP).
      */
@@ -497,7 +566,6 @@ public final class Posix {
     }
 
     private static final int O_NOFOLLOW = AARCH64 ? 0x8000 : 0x20000;
-    private static final int O_RDONLY = 0;
     private static final int O_WRONLY = 1;
     private static final int O_CREAT = 0x40;
     private static final int O_EXCL = 0x80;

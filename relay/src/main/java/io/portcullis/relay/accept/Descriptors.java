@@ -10,12 +10,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The relay's descriptor limit (SPEC R16). At start the soft limit is raised to the hard limit.
  * Each tunnel holds two descriptors (the client's and the dialed one), and a reserve stays for
- * everything else the relay needs to go on working: its control socket, spawn sockets and
- * hand-overs, log files, and what the configuration generations hold: the one in use and the
- * replaced ones that wait for their decisions (at most {@link Retirement#MAX_WAITING}), each with
- * its DNS queries and its owner check's Docker connections when a reload changed them. The relay's
- * connection budget is therefore never more than {@link #connections()}, whatever the
- * configuration says, so no spawn and no run of reloads can take the relay's last descriptors.
+ * everything else the relay needs to go on working: spawn sockets and hand-overs, log files, and
+ * what the configuration generations hold: the one in use and the replaced ones that wait for
+ * their decisions (at most {@link Retirement#MAX_WAITING}), each with its DNS queries and its owner
+ * check's Docker connections when a reload changed them. Beside it, the operator's listeners (the
+ * daemon's control socket and the metrics listener) each hold at most {@link
+ * #LISTENER_CONNECTIONS} connections, counted apart. The relay's connection budget is therefore
+ * never more than {@link #connections()}, whatever the configuration says, so no spawn and no run
+ * of reloads can take the relay's last descriptors, nor a flood of an operator's listener the
+ * spawns'.
  *
  * @param limit the soft descriptor limit in force
  */
@@ -25,6 +28,12 @@ public record Descriptors(long limit) {
 
     /** Descriptors kept for everything but tunnels: the generations' part and the rest. */
     static final int RESERVE = 432 + (1 + Retirement.MAX_WAITING) * PER_GENERATION;
+
+    /** The most connections the control socket, and the metrics listener, each hold open (their caps). */
+    public static final int LISTENER_CONNECTIONS = 32;
+
+    /** Descriptors kept for the operator's two listeners' connections. */
+    static final int LISTENERS = 2 * LISTENER_CONNECTIONS;
 
     private static final Logger log = LoggerFactory.getLogger(Descriptors.class);
 
@@ -43,9 +52,9 @@ public record Descriptors(long limit) {
         return new Descriptors(Long.MAX_VALUE);
     }
 
-    /** The most connections the relay can hold open with {@link #RESERVE} descriptors left over. */
+    /** The most connections the relay can hold open with {@link #RESERVE} and {@link #LISTENERS} left over. */
     public int connections() {
-        long tunnels = (limit - RESERVE) / 2;
+        long tunnels = (limit - RESERVE - LISTENERS) / 2;
         return Math.clamp(tunnels, 1, Integer.MAX_VALUE);
     }
 
@@ -54,7 +63,7 @@ public record Descriptors(long limit) {
         if (limits.relayConnections() <= connections()) {
             return Optional.empty();
         }
-        long needed = 2L * limits.relayConnections() + RESERVE;
+        long needed = 2L * limits.relayConnections() + RESERVE + LISTENERS;
         return Optional.of("limits.relayConnections is " + limits.relayConnections() + ", which needs about "
                 + needed + " descriptors, but the descriptor limit is " + limit + ": the relay holds at most "
                 + connections() + " connections (raise the hard limit, e.g. LimitNOFILE=" + needed

@@ -174,7 +174,10 @@ public final class SpawnSocket implements AutoCloseable {
         return directory;
     }
 
-    /** Completes with the checked sockets once a hand-over was accepted (and put to use). */
+    /**
+     * Completes with the checked sockets once a hand-over was accepted (and put to use); fails with
+     * {@link HandoffRefused} when the one hand-over was refused, or with another exception once closed.
+     */
     public CompletableFuture<Receiver.Accepted> handedOver() {
         return handedOver;
     }
@@ -233,7 +236,7 @@ public final class SpawnSocket implements AutoCloseable {
     private void refuse(Channel channel, String reason) {
         log.warn("spawn {}: refused the hand-over: {}", context.spawn(), reason);
         record(channel, DenyCode.BAD_HANDOFF);
-        handedOver.completeExceptionally(new IOException("bad-handoff: " + reason));
+        handedOver.completeExceptionally(new HandoffRefused(reason));
         write(channel, Handoff.REFUSED + reason);
     }
 

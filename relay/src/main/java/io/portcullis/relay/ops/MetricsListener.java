@@ -10,7 +10,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.NetUtil;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -24,12 +23,13 @@ import org.slf4j.LoggerFactory;
  * The metrics listener ({@code --metrics-listen}, SPEC R43): {@link Routes} over HTTP/1.1 on a TCP
  * address, for a scraper of another uid. It has an event loop of its own (NIO: a scrape is
  * rare), so an answer never waits behind the relay's connections, and a loop of the relay that
- * hangs shows as a failing {@code /healthz} rather than a scrape that never ends.
+ * hangs shows as a failing {@code /healthz} rather than a scrape that never ends. Any local uid
+ * may connect, so what its clients hold is capped ({@link ListenerLimits#METRICS}: connections and
+ * a deadline for each exchange), apart from the spawns' descriptors.
  */
 public final class MetricsListener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MetricsListener.class);
 
-    private static final int IDLE_SECONDS = 60;
     /** A scrape or probe has no body; this bounds what a client can make the listener hold. */
     private static final int MAX_REQUEST_BYTES = 8 * 1024;
 
@@ -49,8 +49,15 @@ public final class MetricsListener implements AutoCloseable {
      * loopback one, since every host that reaches it can then read the metrics.
      */
     public static MetricsListener start(InetSocketAddress address, Routes routes) throws IOException {
+        return start(address, routes, ListenerLimits.METRICS);
+    }
+
+    /** As {@link #start(InetSocketAddress, Routes)}, with a cap and deadline of its own (tests). */
+    public static MetricsListener start(InetSocketAddress address, Routes routes, ListenerLimits limits)
+            throws IOException {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(routes, "routes");
+        ConnectionGate gate = new ConnectionGate("metrics listener", limits);
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         ChannelFuture bound = new ServerBootstrap()
                 .group(loop)
@@ -58,12 +65,14 @@ public final class MetricsListener implements AutoCloseable {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel channel) {
-                        channel.pipeline()
-                                .addLast(
-                                        new ReadTimeoutHandler(IDLE_SECONDS),
-                                        new HttpServerCodec(),
-                                        new HttpObjectAggregator(MAX_REQUEST_BYTES),
-                                        new OpsHandler(routes));
+                        if (gate.admit(channel)) {
+                            channel.pipeline()
+                                    .addLast(
+                                            new HttpServerCodec(),
+                                            new HttpObjectAggregator(MAX_REQUEST_BYTES),
+                                            gate.exchange(),
+                                            new OpsHandler(routes));
+                        }
                     }
                 })
                 .bind(address)

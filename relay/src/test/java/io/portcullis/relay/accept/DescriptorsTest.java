@@ -17,20 +17,36 @@ class DescriptorsTest {
     }
 
     @ParameterizedTest(name = "limit {0} -> {1} connections")
-    @CsvSource({"1024, 256", "1048576, 524032", "33280, 16384", "512, 1", "100, 1", "9223372036854775807, 2147483647"})
-    void twoDescriptorsPerConnectionAfterTheReserve(long limit, int connections) {
+    @CsvSource({
+        "1024, 224",
+        "1048576, 524000",
+        "33344, 16384",
+        "576, 1",
+        "512, 1",
+        "100, 1",
+        "9223372036854775807, 2147483647"
+    })
+    void twoDescriptorsPerConnectionAfterTheReserveAndTheListeners(long limit, int connections) {
         assertEquals(connections, new Descriptors(limit).connections());
     }
 
     @ParameterizedTest(name = "limit {0}, relayConnections {1} -> warns {2}")
-    @CsvSource({"1024, 16384, true", "33280, 16384, false", "33279, 16384, true", "1048576, 16384, false"})
+    @CsvSource({
+        "1024, 16384, true",
+        "33344, 16384, false",
+        "33343, 16384, true",
+        "33280, 16384, true",
+        "1048576, 16384, false"
+    })
     void aWarningWhenTheBudgetNeedsMoreDescriptors(long limit, int relay, boolean warns) {
         Optional<String> warning = new Descriptors(limit).shortfall(relayConnections(relay));
 
         assertEquals(warns, warning.isPresent(), warning.toString());
         if (warns) {
             assertTrue(warning.get().contains("descriptor limit is " + limit), warning.get());
-            assertTrue(warning.get().contains("LimitNOFILE=" + (2L * relay + Descriptors.RESERVE)), warning.get());
+            assertTrue(
+                    warning.get().contains("LimitNOFILE=" + (2L * relay + Descriptors.RESERVE + Descriptors.LISTENERS)),
+                    warning.get());
         }
     }
 }

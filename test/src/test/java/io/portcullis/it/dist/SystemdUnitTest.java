@@ -153,10 +153,13 @@ class SystemdUnitTest {
         }
     }
 
-    /** The relay's descriptor budget: two per connection of the default relay budget, plus its 512 in reserve. */
+    /**
+     * The relay's descriptor budget: two per connection of the default relay budget, plus its 512 in
+     * reserve and the 2 x 32 connections of the control socket and the metrics listener.
+     */
     @Test
     void itsDescriptorLimitIsWhatTheDefaultBudgetNeeds() throws Exception {
-        long needed = 2L * HostConfig.Limits.DEFAULTS.relayConnections() + 512;
+        long needed = 2L * HostConfig.Limits.DEFAULTS.relayConnections() + 512 + 64;
         assertEquals(String.valueOf(needed), settings().get("LimitNOFILE"));
     }
 
