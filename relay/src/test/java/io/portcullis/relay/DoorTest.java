@@ -21,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -50,7 +49,6 @@ class DoorTest {
     Path parent;
 
     private final BlockingQueue<Decision> decisions = new LinkedBlockingQueue<>();
-    private final List<AutoCloseable> resources = new ArrayList<>();
     private RecordingOrigin gateway;
     private Relay relay;
     private SpawnHandle spawn;
@@ -100,17 +98,15 @@ class DoorTest {
 
     @AfterEach
     void closeAll() throws Exception {
-        for (AutoCloseable resource : resources.reversed()) {
-            resource.close();
-        }
         relay.close();
         gateway.close();
     }
 
     private String send(SpawnHandle to, String request) throws Exception {
-        SpawnClient client = SpawnClient.open(to.door().orElseThrow(), request);
-        resources.add(client);
-        return new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
+        // Closed once read, as a client does: the relay lingers on a refusal until then (SPEC R17).
+        try (SpawnClient client = SpawnClient.open(to.door().orElseThrow(), request)) {
+            return new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
+        }
     }
 
     private Decision nextDecision() throws InterruptedException {
