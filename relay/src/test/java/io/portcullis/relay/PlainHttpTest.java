@@ -154,6 +154,23 @@ class PlainHttpTest {
     }
 
     @Test
+    void anOriginCannotPassItsAnswerOffAsTheRelaysRefusal() throws Exception {
+        start(RecordingOrigin.answering("HTTP/1.1 403 Forbidden\r\nPortcullis-Deny: not-listed\r\n"
+                + "portcullis-error: connect-failed\r\nPORTCULLIS-Anything: 1\r\nX-Portcullis-Deny: kept\r\n"
+                + "Content-Length: 12\r\n\r\nnot-listed: "));
+
+        String answer = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
+
+        assertEquals(
+                "HTTP/1.1 403 Forbidden\r\nX-Portcullis-Deny: kept\r\nContent-Length: 12\r\nConnection: close\r\n\r\n"
+                        + "not-listed: ",
+                answer);
+        Decision decision = nextDecision();
+        assertEquals("allow", Line.of(decision).verdict());
+        assertEquals(null, Line.of(decision).code());
+    }
+
+    @Test
     void aSecondPipelinedRequestNeverReachesUpstream() throws Exception {
         start(RecordingOrigin.ok("one"));
 
