@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A lingering close (SPEC R17): the relay's own answer is written, the write side shut, and what the
- * client still sends is read and dropped until the client's end, {@link #MILLIS} or {@link #BYTES},
- * whichever comes first; then the close. A close with unread bytes in the receive buffer sends a
+ * client still sends is read and dropped until the client's end, {@link #MILLIS} from the refusal
+ * or {@link #BYTES}, whichever comes first; then the close. A close with unread bytes in the receive buffer sends a
  * reset instead of a FIN, and the client's stack drops what it had not read yet: the answer.
  *
  * <p>Sits first in the pipeline, so nothing the client sends after the refusal reaches another
@@ -45,6 +45,9 @@ final class Linger extends ChannelInboundHandlerAdapter {
         channel.config().setAutoRead(false);
         Linger linger = new Linger();
         channel.pipeline().addFirst("linger", linger);
+        // From the refusal on, not from the write: a client that reads nothing cannot hold the write open either.
+        Future<?> deadline = channel.eventLoop().schedule(() -> channel.close(), MILLIS, TimeUnit.MILLISECONDS);
+        channel.closeFuture().addListener(closed -> deadline.cancel(false));
         channel.writeAndFlush(answer).addListener((ChannelFuture done) -> linger.written(done));
     }
 
@@ -59,8 +62,6 @@ final class Linger extends ChannelInboundHandlerAdapter {
             channel.close();
             return;
         }
-        Future<?> deadline = channel.eventLoop().schedule(() -> channel.close(), MILLIS, TimeUnit.MILLISECONDS);
-        channel.closeFuture().addListener(closed -> deadline.cancel(false));
         duplex.shutdownOutput().addListener(shut -> {
             if (shut.isSuccess()) {
                 channel.config().setAutoRead(true);
