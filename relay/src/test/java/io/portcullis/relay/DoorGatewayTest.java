@@ -54,8 +54,8 @@ class DoorGatewayTest {
 
     private final BlockingQueue<Decision> decisions = new LinkedBlockingQueue<>();
 
-    /** A door request's answer and its decision line. */
-    private record Outcome(String answer, Decision decision) {}
+    /** A door request's answer, its decision line and the token it carried. */
+    private record Outcome(String answer, Decision decision, String token) {}
 
     /**
      * Sends one door request with its token through a relay whose gateway is {@code GATEWAY_UID}
@@ -77,13 +77,15 @@ class DoorGatewayTest {
                      "tokenFile": "%s"}}""".formatted(DOOR, parent.resolve("token"))));
             TestEntry.handOver(spawn);
             String token = Files.readString(spawn.tokenFile().orElseThrow());
+            String answer;
+            // Closed once read, as a client does: the relay lingers on a refusal until then (SPEC R17).
             try (SpawnClient client = SpawnClient.open(
                     DOOR, "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nX-Door-Token: " + token + "\r\n\r\n")) {
-                String answer = new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
-                Decision decision = decisions.poll(10, TimeUnit.SECONDS);
-                assertNotNull(decision, "no decision line within 10 s");
-                return new Outcome(answer, decision);
+                answer = new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
             }
+            Decision decision = decisions.poll(10, TimeUnit.SECONDS);
+            assertNotNull(decision, "no decision line within 10 s");
+            return new Outcome(answer, decision, token);
         }
     }
 
@@ -133,8 +135,8 @@ class DoorGatewayTest {
         try (GatewayProcess gateway = GatewayProcess.start(GATEWAY_UID)) {
             Outcome outcome = doorRequest(build, gateway.port());
 
-            String received =
-                    "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:" + gateway.port() + "\r\nConnection: close\r\n\r\n";
+            String received = "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:" + gateway.port() + "\r\nX-Door-Token: "
+                    + outcome.token() + "\r\nConnection: close\r\n\r\n";
             assertEquals(
                     "HTTP/1.1 200 OK\r\nContent-Length: " + received.length() + "\r\nConnection: close\r\n\r\n"
                             + received,

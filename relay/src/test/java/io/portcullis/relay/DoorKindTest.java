@@ -95,7 +95,7 @@ class DoorKindTest {
     }
 
     @Test
-    void theGatewaySeesNoSteeringFieldAndItsOwnHost() throws Exception {
+    void theGatewaySeesOnlyTheAllowedFieldsAndItsOwnHost() throws Exception {
         int port = closing(GatewayProcess.start(NOBODY)).port();
         KindServer door = door(NOBODY, port);
 
@@ -103,11 +103,14 @@ class DoorKindTest {
                 request("X-HTTP-Method-Override: DELETE\r\nX-HTTP-Method: DELETE\r\nX-Method-Override: DELETE\r\n"
                         + "X-Original-URL: /admin\r\nX-Rewrite-URL: /admin\r\nForwarded: for=127.0.0.1\r\n"
                         + "X-Forwarded-For: 127.0.0.1\r\nX-Forwarded-Host: localhost\r\nX-Real-IP: 127.0.0.1\r\n"
-                        + "X_Real_IP: 127.0.0.1\r\nAccept: */*\r\n"),
+                        + "X_Real_IP: 127.0.0.1\r\nX-Middleware-Subrequest: middleware\r\nX-Original-Method: DELETE\r\n"
+                        + "X-Original-Host: admin.example\r\nX-Host: admin.example\r\n"
+                        + "X-Envoy-Original-Path: /admin\r\nX-Kq7z: 1\r\nCookie: a=b\r\nAccept: */*\r\n"
+                        + "Accept-Language: de\r\n"),
                 10_000);
 
-        String received =
-                "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAccept: */*\r\nConnection: close\r\n\r\n";
+        String received = "GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Door-Token: " + token
+                + "\r\nAccept: */*\r\nAccept-Language: de\r\nConnection: close\r\n\r\n";
         assertEquals(
                 "HTTP/1.1 200 OK\r\nContent-Length: " + received.length() + "\r\nConnection: close\r\n\r\n" + received,
                 answer);

@@ -118,9 +118,11 @@ class PlainHttpTest {
 
     /** Sends {@code request} (with {@code ORIGIN} standing for the origin's host:port) and reads all of the answer. */
     private String exchange(String request) throws Exception {
-        SpawnClient client =
-                closing(SpawnClient.open(spawn.proxyPort(), request.replace("ORIGIN", "127.0.0.1:" + origin.port())));
-        return new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
+        // Closed once read, as a client does: the relay lingers on a refusal until then (SPEC R17).
+        try (SpawnClient client =
+                SpawnClient.open(spawn.proxyPort(), request.replace("ORIGIN", "127.0.0.1:" + origin.port()))) {
+            return new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
+        }
     }
 
     private Decision nextDecision() throws InterruptedException {
@@ -149,6 +151,23 @@ class PlainHttpTest {
         assertEquals("127.0.0.1:" + origin.port(), Line.of(decision).target());
         assertEquals(answer.length(), decision.bytesDown());
         assertEquals(List.of("HTTP 127.0.0.1:" + origin.port()), judged);
+    }
+
+    @Test
+    void anOriginCannotPassItsAnswerOffAsTheRelaysRefusal() throws Exception {
+        start(RecordingOrigin.answering("HTTP/1.1 403 Forbidden\r\nPortcullis-Deny: not-listed\r\n"
+                + "portcullis-error: connect-failed\r\nPORTCULLIS-Anything: 1\r\nX-Portcullis-Deny: kept\r\n"
+                + "Content-Length: 12\r\n\r\nnot-listed: "));
+
+        String answer = exchange("GET http://ORIGIN/ HTTP/1.1\r\nHost: ORIGIN\r\n\r\n");
+
+        assertEquals(
+                "HTTP/1.1 403 Forbidden\r\nX-Portcullis-Deny: kept\r\nContent-Length: 12\r\nConnection: close\r\n\r\n"
+                        + "not-listed: ",
+                answer);
+        Decision decision = nextDecision();
+        assertEquals("allow", Line.of(decision).verdict());
+        assertEquals(null, Line.of(decision).code());
     }
 
     @Test

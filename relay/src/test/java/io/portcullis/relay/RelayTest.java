@@ -240,6 +240,8 @@ class RelayTest {
         String head = client.readHead();
         assertTrue(head.startsWith("HTTP/1.1 502 Bad Gateway\r\n"), head);
         assertTrue(head.contains("\r\nPortcullis-Error: connect-failed\r\n"), head);
+        // The relay lingers on a refusal until the client's end (SPEC R17): close as a client would.
+        client.close();
         Decision decision = nextDecision();
         assertEquals("error", Line.of(decision).verdict());
         assertEquals("connect-failed", Line.of(decision).code());
@@ -259,6 +261,7 @@ class RelayTest {
         assertEquals(
                 "not-listed: " + DenyCode.NOT_LISTED.sentence() + "\n",
                 new String(client.readToEnd(), StandardCharsets.UTF_8));
+        client.close();
         assertEquals("not-listed", Line.of(nextDecision()).code());
         assertEquals(0, origin.acceptedCount());
     }
@@ -379,6 +382,7 @@ class RelayTest {
         String head = third.readHead();
         assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
         assertTrue(head.contains("\r\nPortcullis-Deny: limit-spawn\r\n"), head);
+        third.close();
         assertEquals("limit-spawn", Line.of(nextDecision()).code());
 
         first.close();
@@ -410,7 +414,9 @@ class RelayTest {
                     "HTTP/1.1 200 Connection established\r\n\r\n",
                     tunnel(spawn, "origin.test:443").readHead());
         }
-        String head = tunnel(spawn, "origin.test:443").readHead();
+        SpawnClient refused = tunnel(spawn, "origin.test:443");
+        String head = refused.readHead();
+        refused.close();
         assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
         assertTrue(head.contains("\r\nPortcullis-Deny: limit-rate\r\n"), head);
         // The three tunnels are still open, so the refusal's is the first line.
@@ -485,6 +491,7 @@ class RelayTest {
         String head = second.readHead();
         assertTrue(head.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), head);
         assertTrue(head.contains("\r\nPortcullis-Deny: limit-relay\r\n"), head);
+        second.close();
         Decision decision = nextDecision();
         assertEquals("other", decision.spawn());
         assertEquals("limit-relay", Line.of(decision).code());
@@ -570,6 +577,7 @@ class RelayTest {
         client.write("GET /kiosk/state HTTP/1.1\r\nHost: 127.0.0.1:3001\r\n\r\n");
 
         String reply = new String(client.readToEnd(), StandardCharsets.ISO_8859_1);
+        client.close();
         assertTrue(reply.startsWith("HTTP/1.1 403 Forbidden\r\n"), reply);
         Decision decision = nextDecision();
         assertEquals("door", decision.kind());

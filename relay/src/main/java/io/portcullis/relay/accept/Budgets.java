@@ -15,7 +15,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * take every place when the relay's budget is smaller than a spawn's times the spawns open.
  */
 public final class Budgets {
+    /**
+     * The most refused connections that hold no place in any budget and may linger at once before
+     * their close (SPEC R17): a quarter of the descriptors kept in reserve ({@link Descriptors}).
+     */
+    static final int LINGERING = Descriptors.RESERVE / 4;
+
     private final AtomicInteger open = new AtomicInteger();
+    private final AtomicInteger lingering = new AtomicInteger();
     /** The most places this budget has whatever the configuration says: the relay's descriptor bound. */
     private final int cap;
 
@@ -68,6 +75,21 @@ public final class Budgets {
             open.decrementAndGet();
             return false;
         }
+        return true;
+    }
+
+    /**
+     * Takes one of this budget's {@link #LINGERING} places for {@code channel}, a connection refused
+     * because a budget was full, until it closes; false when every place is taken, and the refusal
+     * must then close at once. A refused connection that lingers holds a descriptor no connection
+     * budget counts, so its number is bounded here.
+     */
+    public boolean tryLinger(Channel channel) {
+        if (lingering.incrementAndGet() > LINGERING) {
+            lingering.decrementAndGet();
+            return false;
+        }
+        channel.closeFuture().addListener(f -> lingering.decrementAndGet());
         return true;
     }
 

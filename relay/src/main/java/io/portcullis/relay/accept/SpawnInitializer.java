@@ -97,7 +97,7 @@ public final class SpawnInitializer extends ChannelInitializer<Channel> {
             record.deny(full);
             channel.config().setAutoRead(false);
             if (kind == Handoff.Kind.PROXY) {
-                ProxyKind.refuse(channel, full);
+                ProxyKind.refuse(channel, full, shared.budget().tryLinger(channel));
             } else {
                 channel.close();
             }

@@ -57,7 +57,10 @@ final class DoorHandler extends SimpleChannelInboundHandler<Head> {
                 "door route " + forward.route().method() + " " + forward.route().path();
         CompletableFuture<Verdict> verdict = kind.gateway().verdict(policy.id(), detail);
         kind.tunnels()
-                .connect(client, verdict, Exchange.after(this, forward.outgoing(), http11Client, early, kind.limits()));
+                .connect(
+                        client,
+                        verdict,
+                        Exchange.after(client, this, forward.outgoing(), http11Client, early, kind.limits()));
     }
 
     private static void refuse(Channel client, DenyCode code) {

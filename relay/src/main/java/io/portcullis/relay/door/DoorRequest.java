@@ -17,22 +17,19 @@ import java.util.Set;
  * equals the token's, compared in constant time ({@code door-token}); a declared body within the
  * limit ({@code body-too-large}). Pure but for hashing.
  *
- * <p>The forwarded request carries {@code Host: 127.0.0.1:<gateway port>}, the gateway's own, and
- * none of the fields that could make the gateway act on another method or path than the route's,
- * or trust an address the client wrote ({@link #isSteering}).
+ * <p>The forwarded request carries {@code Host: 127.0.0.1:<gateway port>}, the gateway's own, its
+ * framing as the relay writes it, the token field the relay matched, and of the client's other
+ * fields only those {@link #ALLOWED}: an allow-list, because no list of the fields that could make
+ * a gateway act on another method, path or host, or trust an address the client wrote, is ever
+ * complete ({@code X-Middleware-Subrequest}, {@code X-Original-Host}, ...).
  */
 final class DoorRequest {
-    /** Method and URL overrides, and client-written forwarding fields (SPEC R13), in lowercase. */
-    static final Set<String> STEERING = Set.of(
-            "x-http-method-override",
-            "x-http-method",
-            "x-method-override",
-            "x-original-url",
-            "x-rewrite-url",
-            "forwarded",
-            "x-real-ip");
-
-    private static final String FORWARDED_PREFIX = "x-forwarded-";
+    /**
+     * The client's fields a gateway receives besides its framing and the token field (SPEC R13), in
+     * lowercase: what the body is and what answer the client takes. None names a method, a path,
+     * a host or an address.
+     */
+    static final Set<String> ALLOWED = Set.of("content-type", "accept", "accept-encoding", "accept-language");
 
     private DoorRequest() {}
 
@@ -69,15 +66,10 @@ final class DoorRequest {
                 framing,
                 head.target(),
                 "127.0.0.1:" + gatewayPort,
-                name -> name.equals(tokenField) || isSteering(name));
+                name -> !name.equals(tokenField) && !ALLOWED.contains(name));
         if (outgoing.declaresMoreThan(bodyLimit)) {
             return new Refused(DenyCode.BODY_TOO_LARGE);
         }
         return new Forward(route, outgoing);
-    }
-
-    /** Whether the field named {@code name} (lowercase) could steer the gateway; never forwarded. */
-    static boolean isSteering(String name) {
-        return STEERING.contains(name) || name.startsWith(FORWARDED_PREFIX);
     }
 }

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes the upstream's answer to the client, on the upstream channel: interim {@code 1xx}
  * answers are dropped, a {@code 101} is never passed through ({@code 502 bad-response}), the
- * hop-by-hop fields are removed and {@code Connection: close} added. The body keeps its
+ * hop-by-hop fields and every {@code Portcullis-*} field are removed and {@code Connection: close}
+ * added. The body keeps its
  * {@code Content-Length}; without one it goes chunked to an HTTP/1.1 client (so a cut answer is
  * visible) and until the close to an HTTP/1.0 one. A {@code Content-Length} over the limit is
  * {@code 502 response-too-large} before anything is written; a body that grows over it is cut.
@@ -53,6 +54,13 @@ final class Answer extends ChannelInboundHandlerAdapter {
             "trailer",
             "upgrade",
             "transfer-encoding");
+
+    /**
+     * The prefix of the fields only the relay writes ({@code Portcullis-Deny}, {@code
+     * Portcullis-Error}, SPEC R17), in lowercase: an upstream's own are removed, so no origin can
+     * pass its answer off as the relay's refusal.
+     */
+    static final String RELAYS_OWN = "portcullis-";
 
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -160,7 +168,8 @@ final class Answer extends ChannelInboundHandlerAdapter {
                 .append(HttpResponseStatus.valueOf(status).reasonPhrase())
                 .append("\r\n");
         for (Map.Entry<String, String> field : headers) {
-            if (!removed.contains(field.getKey().toLowerCase(Locale.ROOT))) {
+            String name = field.getKey().toLowerCase(Locale.ROOT);
+            if (!removed.contains(name) && !name.startsWith(RELAYS_OWN)) {
                 text.append(field.getKey())
                         .append(": ")
                         .append(field.getValue())

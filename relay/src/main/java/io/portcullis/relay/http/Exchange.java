@@ -68,10 +68,16 @@ public final class Exchange {
     }
 
     /**
+     * What a client may send after its head and have kept while its upstream is dialed, beyond the
+     * largest body: room for chunk framing and a little more.
+     */
+    static final int HELD_SLACK = 64 * 1024;
+
+    /**
      * Sends {@code outgoing} upstream and its answer back. Both channels have auto-read off and the
-     * client's pipeline holds no handler that reads bytes; {@code early} (bytes after the head) is
-     * released here. {@code viaProxy}: the upstream is the host's upstream proxy (SPEC R25), whose
-     * own answers the client is not given.
+     * client's pipeline holds {@code held}, whose bytes (those after the head) are the body's start
+     * and are released here. {@code viaProxy}: the upstream is the host's upstream proxy (SPEC
+     * R25), whose own answers the client is not given.
      */
     private static void start(
             Channel client,
@@ -79,7 +85,7 @@ public final class Exchange {
             Outgoing outgoing,
             boolean viaProxy,
             boolean http11Client,
-            ByteBuf early,
+            Held held,
             Limits limits) {
         Exchange exchange = new Exchange(client, upstream, limits);
         exchange.timer = client.eventLoop()
@@ -91,6 +97,7 @@ public final class Exchange {
                 .setValidateHeaders(true);
         upstream.pipeline().addLast("count-up", new Counter(exchange.record::up));
         upstream.pipeline().addLast("codec", new HttpClientCodec(strict, false, false));
+        upstream.pipeline().addLast("one-request", new OneRequest(outgoing.framing()));
         upstream.pipeline()
                 .addLast(
                         "answer",
@@ -101,6 +108,8 @@ public final class Exchange {
                                 viaProxy,
                                 http11Client,
                                 limits.responseBytes()));
+        ByteBuf early = held.take();
+        client.pipeline().remove(held);
         BodyDecoder body = new BodyDecoder(outgoing.framing(), limits.requestBytes());
         client.pipeline().addLast("body", body);
         client.pipeline().addLast("body-up", exchange.new BodyUp());
@@ -111,46 +120,70 @@ public final class Exchange {
             upstream.flush();
         }
         client.pipeline().fireChannelRead(early);
+        if (held.overflowed() && !body.done()) {
+            exchange.fail(DenyCode.BODY_TOO_LARGE);
+        } else if (held.ended()) {
+            // The end the transport reported while the upstream was dialed: a body cut short is refused.
+            client.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+        }
         client.pipeline().fireChannelReadComplete();
         upstream.read();
     }
 
     /**
-     * What a kind does after its dial: the exchange once connected (replacing {@code handler} in
-     * the client's pipeline), the refusal's answer otherwise; {@code early} is released either way.
+     * What a kind does after its dial: the exchange once connected, the refusal's answer
+     * otherwise. From now on {@code handler}'s place in {@code client}'s pipeline is taken by a
+     * handler that keeps what the client sends until then, after {@code early} (the bytes read
+     * with the head), which is released here in every case.
      */
     public static Tunnels.Then after(
-            ChannelHandler handler, Outgoing outgoing, boolean http11Client, ByteBuf early, Limits limits) {
+            Channel client,
+            ChannelHandler handler,
+            Outgoing outgoing,
+            boolean http11Client,
+            ByteBuf early,
+            Limits limits) {
+        Held held = new Held(early, limits.requestBytes() + HELD_SLACK);
+        client.pipeline().replace(handler, "held", held);
         return new Tunnels.Then() {
             @Override
-            public void connected(Channel client, Channel upstream, Optional<UpstreamProxy.Request> proxied) {
-                client.pipeline().remove(handler);
+            public void connected(Channel channel, Channel upstream, Optional<UpstreamProxy.Request> proxied) {
                 start(
-                        client,
+                        channel,
                         upstream,
                         proxied.map(outgoing::through).orElse(outgoing),
                         proxied.isPresent(),
                         http11Client,
-                        early,
+                        held,
                         limits);
             }
 
             @Override
-            public void refused(Channel client, DenyCode code, String told) {
-                early.release();
-                Replies.refuse(client, code, told);
+            public void refused(Channel channel, DenyCode code, String told) {
+                drop(channel, held);
+                Replies.refuse(channel, code, told);
             }
 
             @Override
-            public void abandoned(Channel client) {
-                early.release();
+            public void abandoned(Channel channel) {
+                drop(channel, held);
             }
         };
     }
 
+    /** Releases what {@code held} kept: nothing goes upstream. */
+    private static void drop(Channel client, Held held) {
+        if (client.pipeline().context(held) != null) {
+            client.pipeline().remove(held);
+        }
+    }
+
     private ChannelFutureListener orFail() {
         return written -> {
-            if (!written.isSuccess()) {
+            if (written.cause() instanceof OneRequest.Refused refused) {
+                log.warn("connection {}: not sent upstream: {}", record.id(), refused.getMessage());
+                fail(DenyCode.RELAY_ERROR);
+            } else if (!written.isSuccess()) {
                 log.debug(
                         "connection {}: upstream write failed: {}",
                         record.id(),

@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * removes itself. Too large: {@code 431}; too slow: {@code 408}; a head {@link HeadParser} refuses:
  * {@code 400}. The request line is checked as soon as it ends, so a line that no head may start
  * with (HTTP/0.9's {@code GET /path}, which no blank line follows) is {@code 400} at once rather
- * than {@code 408} later.
+ * than {@code 408} later. A client that ends its input (a FIN) before its head is complete has
+ * gone: the connection closes at once as {@code client-closed}, freeing its budget place, rather
+ * than at the header timeout.
  */
 public final class HeadDecoder extends ByteToMessageDecoder {
     private static final int NOT_FOUND = -1;
@@ -80,6 +82,18 @@ public final class HeadDecoder extends ByteToMessageDecoder {
         ctx.pipeline().remove(this);
     }
 
+    /** The input ended: what was buffered is decoded first, and a head still incomplete never will be. */
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+        super.decodeLast(ctx, in, out);
+        if (!ctx.isRemoved() && !refused && out.isEmpty()) {
+            refused = true;
+            timeout.cancel(false);
+            ConnectionRecord.of(ctx.channel()).fail(DenyCode.CLIENT_CLOSED);
+            ctx.close();
+        }
+    }
+
     /**
      * The index just past the blank line ending the head, {@link #NOT_FOUND} while incomplete, or
      * {@code -2} when a byte no head may hold was seen. Resumes where the last call stopped.
@@ -129,6 +143,7 @@ public final class HeadDecoder extends ByteToMessageDecoder {
 
     private void refuse(ChannelHandlerContext ctx, DenyCode code) {
         refused = true;
+        timeout.cancel(false);
         ConnectionRecord.of(ctx.channel()).deny(code);
         ctx.channel().config().setAutoRead(false);
         Replies.refuse(ctx.channel(), code);

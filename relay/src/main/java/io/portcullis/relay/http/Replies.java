@@ -10,7 +10,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * The proxy's answers (SPEC R17). A refusal carries {@code Portcullis-Deny: <code>}, an upstream
  * failure {@code Portcullis-Error: <code>}; both have the one-line body {@code <code>: <sentence>}
- * and close the connection.
+ * and close the connection, lingering ({@link Linger}) so that the client reads the answer rather
+ * than a reset.
  */
 public final class Replies {
     public static final String ESTABLISHED = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -22,9 +23,21 @@ public final class Replies {
         refuse(channel, code, "");
     }
 
-    /** Writes the answer for {@code code}, with {@code told} after its sentence when not empty, and closes. */
+    /**
+     * Writes the answer for {@code code}, with {@code told} after its sentence when not empty, and
+     * closes, lingering: the write side is shut and what the client still sends is read and
+     * dropped for a short bounded time first.
+     */
     public static void refuse(Channel channel, DenyCode code, String told) {
-        channel.writeAndFlush(render(code, told)).addListener(ChannelFutureListener.CLOSE);
+        Linger.close(channel, render(code, told));
+    }
+
+    /**
+     * Writes the answer for {@code code} and closes at once, without lingering: for a connection
+     * that holds no budget place, when no more of them may linger.
+     */
+    public static void refuseAtOnce(Channel channel, DenyCode code) {
+        channel.writeAndFlush(render(code)).addListener(ChannelFutureListener.CLOSE);
     }
 
     public static ByteBuf established() {

@@ -78,7 +78,7 @@ final class ConnectHandler extends SimpleChannelInboundHandler<Head> {
         tunnels.connect(
                 client,
                 judge.decide(Request.http(plain.uri().authority())),
-                Exchange.after(this, plain.outgoing(), request.isHttp11(), after.retain(), limits));
+                Exchange.after(client, this, plain.outgoing(), request.isHttp11(), after.retain(), limits));
     }
 
     private void established(Channel client) {

@@ -45,8 +45,15 @@ public final class ProxyKind {
         };
     }
 
-    /** The answer for a connection over a budget: {@code 503} with {@code code}, then close. */
-    public static void refuse(Channel channel, DenyCode code) {
-        Replies.refuse(channel, code);
+    /**
+     * The answer for a connection over a budget: {@code 503} with {@code code}, then a close,
+     * lingering when {@code linger} (a place to linger was taken), else at once.
+     */
+    public static void refuse(Channel channel, DenyCode code, boolean linger) {
+        if (linger) {
+            Replies.refuse(channel, code);
+        } else {
+            Replies.refuseAtOnce(channel, code);
+        }
     }
 }

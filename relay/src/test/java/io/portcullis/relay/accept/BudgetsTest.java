@@ -1,10 +1,16 @@
 package io.portcullis.relay.accept;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -73,5 +79,24 @@ class BudgetsTest {
 
         assertEquals(places, taken);
         assertEquals(DenyCode.LIMIT_RELAY, Budgets.take(new Budgets(), relay, limits(1000, relayLimit), 1));
+    }
+
+    /** Refused connections that hold no place linger a bounded number at once (SPEC R17, issue 26). */
+    @Test
+    void atMostAQuarterOfTheReserveLingersAndAClosedOneGivesItsPlaceBack() {
+        Budgets relay = new Budgets(1000);
+        List<EmbeddedChannel> lingering = new ArrayList<>();
+        for (int i = 0; i < Budgets.LINGERING; i++) {
+            EmbeddedChannel channel = new EmbeddedChannel();
+            lingering.add(channel);
+            assertTrue(relay.tryLinger(channel), "place " + i);
+        }
+        EmbeddedChannel over = new EmbeddedChannel();
+        assertFalse(relay.tryLinger(over));
+
+        lingering.getFirst().close();
+
+        assertTrue(relay.tryLinger(over));
+        assertEquals(Descriptors.RESERVE / 4, Budgets.LINGERING);
     }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,17 +76,51 @@ class DoorRequestTest {
                 "X-Forwarded-Port: 443",
                 "X-Real-IP: 127.0.0.1",
                 "X_Forwarded_For: 127.0.0.1",
+                "X-Middleware-Subrequest: middleware:middleware:middleware",
+                "X-Original-Method: DELETE",
+                "X-Original-Host: admin.example",
+                "X-Host: admin.example",
+                "X-Envoy-Original-Path: /admin/config",
+                "X-Qv81-Unheard-Of: 1",
+                "Cookie: session=1",
+                "Authorization: Basic eDp5",
+                "User-Agent: t",
+                "Origin: http://evil.example",
+                "Content-Encoding: gzip",
+                "Range: bytes=0-",
+                "If-None-Match: *",
             })
-    void aFieldThatCouldSteerTheGatewayIsNeverForwarded(String field) {
+    void aFieldOutsideTheAllowListIsNeverForwarded(String field) {
         Map<String, List<String>> sent = fields(judge(
                 "GET /kiosk/state HTTP/1.1\r\nHost: d\r\nX-Door-Token: TOKEN\r\n" + field + "\r\nAccept: */*\r\n\r\n"));
 
         assertEquals(
                 Map.of(
                         "host", List.of("127.0.0.1:" + GATEWAY),
+                        "x-door-token", List.of(secret),
                         "accept", List.of("*/*"),
                         "connection", List.of("close")),
                 sent);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+            strings = {
+                "Content-Type: application/json",
+                "Accept: application/json",
+                "Accept-Encoding: gzip",
+                "Accept-Language: de, en;q=0.5",
+                "content-type: text/plain",
+            })
+    void aFieldOfTheAllowListIsForwardedAsWritten(String field) {
+        Map<String, List<String>> sent = fields(judge("POST /kiosk/say HTTP/1.1\r\nHost: d\r\nX-Door-Token: TOKEN\r\n"
+                + field + "\r\nContent-Length: 2\r\n\r\n"));
+
+        String name = field.substring(0, field.indexOf(':')).toLowerCase(Locale.ROOT);
+        assertEquals(List.of(field.substring(field.indexOf(':') + 2)), sent.get(name));
+        assertEquals(List.of("2"), sent.get("content-length"));
+        assertEquals(List.of(secret), sent.get("x-door-token"));
+        assertEquals(Set.of("host", "x-door-token", name, "content-length", "connection"), sent.keySet());
     }
 
     @ParameterizedTest(name = "{0}")

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.portcullis.relay.decide.ConnectionJudge;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.ConnectionRecord;
@@ -263,6 +264,35 @@ class ProxyKindTest {
         assertReply(drain(channel), "408 Request Timeout", "Portcullis-Deny: header-timeout");
         assertFalse(channel.isOpen());
         assertEquals("header-timeout", Line.of(decisions.getFirst()).code());
+    }
+
+    /** Issue 26 item 7: a FIN before the head is whole frees the connection's place at once. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+            strings = {"", "CONN", "CONNECT a.example:443 HTTP/1.1\\r\\n", "CONNECT a.example:443 HTTP/1.1\\r\\nHost: a"
+            })
+    void aClientThatEndsItsInputBeforeItsHeadIsWholeIsClosedAtOnceAsClientClosed(String sent) {
+        EmbeddedChannel channel = channel();
+        send(channel, unescape(sent));
+
+        channel.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+        channel.runPendingTasks();
+
+        assertEquals("", drain(channel));
+        assertFalse(channel.isOpen());
+        assertTrue(judged.isEmpty());
+        assertEquals("client-closed", Line.of(decisions.getFirst()).code());
+    }
+
+    @Test
+    void aClientThatEndsItsInputAfterAWholeHeadIsStillAnswered() {
+        EmbeddedChannel channel = channel();
+        send(channel, "CONNECT a.example:443 HTTP/1.1\r\nHost: a.example:443\r\n\r\n");
+
+        channel.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+        channel.runPendingTasks();
+
+        assertEquals(List.of("CONNECT a.example:443"), judged);
     }
 
     private static void assertReply(String reply, String status, String header) {

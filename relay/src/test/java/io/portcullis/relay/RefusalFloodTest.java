@@ -1,0 +1,187 @@
+package io.portcullis.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.TestEntry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every refusal reaches its client whole under a flood (issue 26 item 16, SPEC R17): 64 clients at
+ * once, 2,000 connections in all, each writing a request and a body the relay never reads, against
+ * a spawn whose budget is half of that, so some are refused at accept ({@code 503 limit-spawn})
+ * and the others on their head ({@code 403 not-listed}). A close with those unread bytes in the
+ * receive buffer sent a reset, and the client lost the answer it had not read yet.
+ */
+@Timeout(120)
+class RefusalFloodTest {
+    /** Below the ephemeral range (32768-60999), where no connection of the run can hold it. */
+    private static final int PROXY = 28083;
+
+    private static final int CLIENTS = 64;
+    private static final int CONNECTIONS = 2_000;
+    private static final String BODY = "x".repeat(16 * 1024);
+
+    @TempDir
+    Path parent;
+
+    private Relay relay;
+
+    @AfterEach
+    void closeAll() {
+        relay.close();
+    }
+
+    private SpawnHandle start() throws Exception {
+        HostConfig.Limits limits = new HostConfig.Limits(
+                8192,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(15),
+                CLIENTS / 2,
+                16_384,
+                1 << 20,
+                HostConfig.Limits.DEFAULT_HTTP_REQUEST_BYTES,
+                HostConfig.Limits.DEFAULT_HTTP_RESPONSE_BYTES,
+                HostConfig.Limits.DEFAULT_HTTP_TOTAL,
+                1_000_000,
+                1_000_000);
+        relay = Relay.builder(HostConfig.DEFAULTS.withLimits(limits))
+                .directory(parent)
+                .decisions(decision -> {})
+                .judge((policy, request) ->
+                        CompletableFuture.completedFuture(new Verdict.Deny(DenyCode.NOT_LISTED, "test")))
+                .start();
+        SpawnHandle spawn = relay.open(SpawnPolicyJson.parse("spawn.json", """
+                {"id": "studio", "proxyPort": %d, "hosts": []}""".formatted(PROXY)));
+        TestEntry.handOver(spawn);
+        return spawn;
+    }
+
+    @Test
+    void everyClientOfAFloodReadsItsWholeRefusal() throws Exception {
+        start();
+        byte[] request = ("POST http://blocked.test/upload HTTP/1.1\r\nHost: blocked.test\r\nContent-Length: "
+                        + BODY.length() + "\r\n\r\n" + BODY)
+                .getBytes(StandardCharsets.US_ASCII);
+
+        Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+        AtomicInteger next = new AtomicInteger();
+        List<Future<?>> clients = new ArrayList<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(CLIENTS)) {
+            for (int c = 0; c < CLIENTS; c++) {
+                clients.add(pool.submit(() -> {
+                    while (next.getAndIncrement() < CONNECTIONS) {
+                        outcomes.computeIfAbsent(refusal(request), key -> new AtomicInteger())
+                                .incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> client : clients) {
+                client.get();
+            }
+        }
+
+        Map<String, Integer> counted = new TreeMap<>();
+        outcomes.forEach((outcome, count) -> counted.put(outcome, count.get()));
+        int whole = counted.getOrDefault("403 not-listed", 0) + counted.getOrDefault("503 limit-spawn", 0);
+        assertEquals(CONNECTIONS, whole, counted.toString());
+        assertTrue(counted.getOrDefault("503 limit-spawn", 0) > 0, "no refusal at accept: " + counted);
+    }
+
+    /**
+     * The lingering is bounded: a refused client that keeps sending and never closes has its
+     * connection closed, and its budget place freed, once {@code Linger.BYTES} came or {@code
+     * Linger.MILLIS} passed.
+     */
+    @Test
+    void aRefusedClientThatKeepsSendingIsClosedWithinTheBound() throws Exception {
+        SpawnHandle spawn = start();
+        long start = System.nanoTime();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), PROXY), 10_000);
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream()
+                    .write("GET http://blocked.test/ HTTP/1.1\r\nHost: blocked.test\r\n\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
+            byte[] junk = new byte[1024];
+            assertThrows(IOException.class, () -> {
+                for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline; ) {
+                    socket.getOutputStream().write(junk);
+                    Thread.sleep(1);
+                }
+            });
+        }
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(millis < 5_000, millis + " ms");
+        for (long deadline = System.nanoTime() + 5_000_000_000L; spawn.openConnections() > 0; ) {
+            assertTrue(System.nanoTime() < deadline, "the place was not freed");
+            Thread.sleep(10);
+        }
+    }
+
+    /** One connection: the request and its body in one write, then the answer read whole; what came of it. */
+    private static String refusal(byte[] request) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), PROXY), 10_000);
+            socket.setSoTimeout(10_000);
+            try {
+                socket.getOutputStream().write(request);
+            } catch (SocketException e) {
+                // The relay may have shut its side while the body was still going out: read what it said.
+            }
+            return answer(socket.getInputStream());
+        } catch (SocketException e) {
+            return "reset: " + e.getMessage();
+        } catch (IOException e) {
+            return "failed: " + e;
+        }
+    }
+
+    /** {@code <status> <code>} of a whole answer (its body as long as its Content-Length), else what was wrong. */
+    private static String answer(InputStream in) throws IOException {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        in.transferTo(all);
+        String text = all.toString(StandardCharsets.ISO_8859_1);
+        int end = text.indexOf("\r\n\r\n");
+        int length = text.indexOf("\r\nContent-Length: ");
+        int code = text.indexOf("\r\nPortcullis-Deny: ");
+        if (end < 0 || length < 0 || code < 0) {
+            return "cut: " + text.length() + " bytes";
+        }
+        int declared = Integer.parseInt(text.substring(length + 18, text.indexOf("\r\n", length + 2)));
+        if (text.length() - end - 4 != declared) {
+            return "cut body";
+        }
+        return text.substring(9, 12) + " " + text.substring(code + 19, text.indexOf("\r\n", code + 2));
+    }
+}
