@@ -113,7 +113,7 @@ class RelayCommandTest {
 
             String err = Files.readString(dir.resolve("stderr.txt"));
             assertTrue(err.contains("limits.relayConnections is 16384"), err);
-            assertTrue(err.contains("the descriptor limit is 1024: the relay holds at most 256 connections"), err);
+            assertTrue(err.contains("the descriptor limit is 1024: the relay holds at most 224 connections"), err);
         } finally {
             relay.destroyForcibly();
         }
