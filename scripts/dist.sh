@@ -46,6 +46,8 @@ rm -f "$home/runtime/lib/server/classes_nocoops.jsa"
 cp "$cli_jar" "$home/portcullis.jar"
 cp -r "$root/cli/target/lib" "$home/lib"
 cp "$entry_jar" "$home/netns-entry.jar"
+# The entry's manifest names the hand-over's jar beside it.
+cp "$root/netns-entry/target/wire.jar" "$home/wire.jar"
 cp "$root/scripts/launch.sh" "$home/launch.sh"
 install -D -m 0755 "$root/packaging/portcullis" "$stage/bin/portcullis"
 # The container image's entry point (packaging/Dockerfile): the image is built from this tarball.

@@ -4,7 +4,7 @@
  * use only what the engine exports.
  */
 module io.portcullis.bench {
-    requires io.portcullis.entry;
+    requires io.portcullis.wire;
     requires io.portcullis.owner;
     requires io.portcullis.relay;
     requires java.management;

@@ -6,6 +6,7 @@
  */
 module io.portcullis.cli {
     requires io.portcullis.entry;
+    requires io.portcullis.wire;
     requires io.portcullis.log;
     requires io.portcullis.owner;
     requires io.portcullis.relay;

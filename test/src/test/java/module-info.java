@@ -4,7 +4,7 @@
  * a user runs it.
  */
 module io.portcullis.test {
-    requires io.portcullis.entry;
+    requires io.portcullis.wire;
     requires io.portcullis.owner;
     requires io.portcullis.relay;
     requires io.portcullis.world;

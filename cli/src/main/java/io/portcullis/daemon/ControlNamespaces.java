@@ -1,6 +1,6 @@
 package io.portcullis.daemon;
 
-import io.portcullis.entry.handoff.Posix;
+import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

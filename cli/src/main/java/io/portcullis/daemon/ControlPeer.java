@@ -3,7 +3,7 @@ package io.portcullis.daemon;
 import io.netty.channel.Channel;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.unix.PeerCredentials;
-import io.portcullis.entry.handoff.Posix;
+import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package io.portcullis.daemon;
 
 import io.netty.channel.Channel;
-import io.portcullis.entry.handoff.Posix;
+import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;

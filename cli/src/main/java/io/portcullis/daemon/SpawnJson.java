@@ -3,9 +3,9 @@ package io.portcullis.daemon;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.wire.Handoff;
 import java.util.Collection;
 import java.util.Locale;
 

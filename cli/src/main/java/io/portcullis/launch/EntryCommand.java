@@ -1,8 +1,8 @@
 package io.portcullis.launch;
 
-import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.wire.Handoff;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URISyntaxException;

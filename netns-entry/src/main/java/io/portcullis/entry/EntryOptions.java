@@ -1,6 +1,6 @@
 package io.portcullis.entry;
 
-import io.portcullis.entry.handoff.Handoff;
+import io.portcullis.wire.Handoff;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.portcullis.entry;
 
-import io.portcullis.entry.handoff.Posix;
+import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

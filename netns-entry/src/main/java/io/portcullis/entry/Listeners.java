@@ -1,7 +1,7 @@
 package io.portcullis.entry;
 
-import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Posix;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

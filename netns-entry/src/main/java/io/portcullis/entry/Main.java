@@ -1,7 +1,7 @@
 package io.portcullis.entry;
 
-import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Sender;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Sender;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

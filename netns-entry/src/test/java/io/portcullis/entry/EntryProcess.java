@@ -1,5 +1,7 @@
 package io.portcullis.entry;
 
+import io.portcullis.wire.Handoff;
+import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -115,12 +117,8 @@ final class EntryProcess {
     private static List<String> javaCommand() {
         String java = ProcessHandle.current().info().command().orElseThrow();
         try {
-            String classes = Path.of(Main.class
-                            .getProtectionDomain()
-                            .getCodeSource()
-                            .getLocation()
-                            .toURI())
-                    .toString();
+            // The entry's classes and the hand-over's, as the entry's jar names wire.jar beside it.
+            String classes = location(Main.class) + File.pathSeparator + location(Handoff.class);
             return List.of(
                     java,
                     "--enable-native-access=ALL-UNNAMED",
@@ -134,5 +132,10 @@ final class EntryProcess {
         } catch (URISyntaxException e) {
             throw new AssertionError(e);
         }
+    }
+
+    private static String location(Class<?> type) throws URISyntaxException {
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .toString();
     }
 }

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.portcullis.entry.handoff.Handoff.Kind;
-import io.portcullis.entry.handoff.Receiver;
-import io.portcullis.entry.testing.FreePorts;
+import io.portcullis.wire.Handoff.Kind;
+import io.portcullis.wire.Receiver;
+import io.portcullis.wire.testing.FreePorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,8 +1,8 @@
 package io.portcullis.entry;
 
-import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Posix;
-import io.portcullis.entry.handoff.Receiver;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Posix;
+import io.portcullis.wire.Receiver;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

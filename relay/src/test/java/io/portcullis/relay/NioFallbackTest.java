@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.portcullis.entry.handoff.Handoff.Kind;
 import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.HostConfig;
@@ -13,6 +12,7 @@ import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.LoopbackOrigin;
 import io.portcullis.relay.testing.TestEntry;
 import io.portcullis.relay.transport.Transport;
+import io.portcullis.wire.Handoff.Kind;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;

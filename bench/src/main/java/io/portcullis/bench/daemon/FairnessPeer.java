@@ -1,7 +1,7 @@
 package io.portcullis.bench.daemon;
 
-import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Sender;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Sender;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,8 +2,8 @@ package io.portcullis.relay.accept;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.relay.transport.Transport;
+import io.portcullis.wire.Handoff;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,8 +1,8 @@
 package io.portcullis.relay.accept;
 
-import io.portcullis.entry.handoff.Posix;
 import io.portcullis.relay.generation.Retirement;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.wire.Posix;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package io.portcullis.relay.config;
 
-import io.portcullis.entry.handoff.Posix;
+import io.portcullis.wire.Posix;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

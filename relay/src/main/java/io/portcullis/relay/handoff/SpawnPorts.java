@@ -1,9 +1,9 @@
 package io.portcullis.relay.handoff;
 
-import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Handoff.Kind;
-import io.portcullis.entry.handoff.Receiver.Wanted;
 import io.portcullis.relay.policy.Checks;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Handoff.Kind;
+import io.portcullis.wire.Receiver.Wanted;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;

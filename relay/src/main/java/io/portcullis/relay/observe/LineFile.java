@@ -1,6 +1,6 @@
 package io.portcullis.relay.observe;
 
-import io.portcullis.entry.handoff.Posix;
+import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,6 +1,6 @@
 package io.portcullis.relay.testing;
 
-import io.portcullis.entry.handoff.Posix;
+import io.portcullis.wire.Posix;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

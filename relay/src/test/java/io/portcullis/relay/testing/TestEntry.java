@@ -1,8 +1,8 @@
 package io.portcullis.relay.testing;
 
-import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Sender;
 import io.portcullis.relay.SpawnHandle;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Sender;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.portcullis.entry.handoff.Handoff;
-import io.portcullis.entry.handoff.Sender;
 import io.portcullis.it.world.Portcullis;
 import io.portcullis.owner.testing.PythonListener;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Sender;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,6 +1,5 @@
 package io.portcullis.it.world;
 
-import io.portcullis.entry.handoff.Handoff;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.config.ConfigException;
@@ -9,6 +8,7 @@ import io.portcullis.relay.config.SpawnPolicyJson;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.wire.Handoff;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,2 +1,2 @@
 /** The entry's test helpers that other modules' tests share. */
-package io.portcullis.entry.testing;
+package io.portcullis.wire.testing;

@@ -1,4 +1,4 @@
-package io.portcullis.entry.handoff;
+package io.portcullis.wire;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;

@@ -1,4 +1,4 @@
-package io.portcullis.entry.testing;
+package io.portcullis.wire.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
-package io.portcullis.entry.handoff;
+package io.portcullis.wire;
 
-import io.portcullis.entry.handoff.Handoff.Kind;
+import io.portcullis.wire.Handoff.Kind;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;

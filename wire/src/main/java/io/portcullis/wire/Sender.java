@@ -1,4 +1,4 @@
-package io.portcullis.entry.handoff;
+package io.portcullis.wire;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

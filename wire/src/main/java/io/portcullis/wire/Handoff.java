@@ -1,4 +1,4 @@
-package io.portcullis.entry.handoff;
+package io.portcullis.wire;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;

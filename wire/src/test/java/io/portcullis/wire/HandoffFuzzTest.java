@@ -1,4 +1,4 @@
-package io.portcullis.entry.handoff;
+package io.portcullis.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

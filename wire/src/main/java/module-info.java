@@ -1,0 +1,8 @@
+/**
+ * What the entry and the relay share: the hand-over message, both of its sides, and the system
+ * calls (FFM) beneath them. JDK only, so the entry stays small and the engine does not depend on
+ * the in-namespace program.
+ */
+module io.portcullis.wire {
+    exports io.portcullis.wire;
+}
