@@ -13,7 +13,8 @@ import java.util.Optional;
  * socket by its path) and the {@link Resolver}'s files, and both map the caller's uid to itself, so
  * the relay sees that uid on the socket (SO_PEERCRED). In its own pid namespace, with a {@code
  * /proc} of its own, the command sees no process outside the sandbox and can signal none (nor
- * attach to one).
+ * attach to one). Nothing in the sandbox holds a capability over the mounts it was given, so none
+ * can be taken off to show the host's beneath.
  *
  * <p>The sandbox's pid 1 is a shell that runs the entry (which becomes the command) and exits with
  * its status: when the command ends, the kernel ends whatever it left running in the sandbox. The
@@ -25,7 +26,8 @@ import java.util.Optional;
 public enum Sandbox {
     /**
      * bubblewrap: it brings loopback up itself, and takes the sandbox down when this process dies.
-     * The entry may bind a forward below 1024 inside the namespace, as it may under {@link #UNSHARE}.
+     * The entry may bind a forward below 1024 inside the namespace, as it may under {@link #UNSHARE}:
+     * that is the one capability kept, also when root runs it (bubblewrap would keep root's all).
      */
     BWRAP("bwrap") {
         @Override
@@ -38,6 +40,8 @@ public enum Sandbox {
                     "--unshare-ipc",
                     "--as-pid-1",
                     "--die-with-parent",
+                    "--cap-drop",
+                    "ALL",
                     "--cap-add",
                     "CAP_NET_BIND_SERVICE",
                     "--dev-bind",
@@ -62,8 +66,8 @@ public enum Sandbox {
     },
     /**
      * util-linux unshare: the caller becomes root of the new user namespace, brings loopback up and
-     * mounts what the sandbox sees. It forks, so that the sandbox's shell is pid 1 of the new pid
-     * namespace, and takes it down with it.
+     * mounts what the sandbox sees, then gives those namespaces up ({@link #LOCKED}). It forks, so
+     * that the sandbox's shell is pid 1 of the new pid namespace, and takes it down with it.
      */
     UNSHARE("unshare") {
         @Override
@@ -80,7 +84,8 @@ public enum Sandbox {
                     "--pid",
                     "--mount-proc",
                     "--ipc"));
-            StringBuilder script = new StringBuilder("ip link set lo up || exit 125; ");
+            StringBuilder script =
+                    new StringBuilder("ip link set lo up && echo 0 >" + UNPRIVILEGED_PORT_START + " || exit 125; ");
             if (resolver.isPresent()) {
                 for (Resolver.Bind bind : resolver.get().files()) {
                     script.append("mount --bind -o ro '")
@@ -131,11 +136,28 @@ public enum Sandbox {
             // The working directory is looked up again in what is now mounted (it was taken before,
             // and would still be the host's); where it is gone, home, as bubblewrap does.
             script.append("cd \"$(pwd)\" 2>/dev/null || cd \"${HOME:-/}\" 2>/dev/null || cd /; ");
-            prefix.addAll(List.of("--", "/bin/sh", "-c", script + INIT, "sh"));
+            prefix.addAll(List.of("--", "/bin/sh", "-c", script + LOCKED + "'" + INIT + "' sh \"$@\"", "sh"));
             scratch.kept().forEach(directory -> prefix.add(directory.toString()));
             return prefix;
         }
     };
+
+    /**
+     * Where the unshare form lets any process of the sandbox's network namespace bind a port below
+     * 1024 (bubblewrap gives CAP_NET_BIND_SERVICE instead): the entry no longer holds a capability
+     * over that namespace once {@link #LOCKED}.
+     */
+    static final String UNPRIVILEGED_PORT_START = "/proc/sys/net/ipv4/ip_unprivileged_port_start";
+
+    /**
+     * The unshare form's pid 1, once everything is mounted, becomes a shell in a user and mount
+     * namespace nested in the sandbox's (root there too, the same uid outside): every mount made
+     * before is locked there (the kernel's rule for a mount namespace owned by a less privileged user
+     * namespace), so nothing inside can unmount {@code /tmp}, {@code /dev/shm}, {@code /proc} or the
+     * resolver's files to reach the host's beneath, nor remount them, and nothing inside holds a
+     * capability over the namespaces the sandbox was built in. Followed by the shell's script, quoted.
+     */
+    static final String LOCKED = "exec unshare --user --map-root-user --mount -- /bin/sh -c ";
 
     /**
      * The sandbox's pid 1: runs the entry with the shell's own standard error closed to it (the

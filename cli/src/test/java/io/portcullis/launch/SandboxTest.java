@@ -39,12 +39,13 @@ class SandboxTest {
     /**
      * The readiness file is opened as descriptor 3 before the sandbox starts; the sandbox has new
      * user, network, pid and IPC namespaces and a /proc of its own, and its pid 1 is a shell that
-     * runs the entry (which becomes the command) and exits with its status.
+     * runs the entry (which becomes the command) and exits with its status; under unshare, from a
+     * user and mount namespace nested in the sandbox's, and under bubblewrap with one capability.
      */
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({
         "BWRAP, bwrap --unshare-net --unshare-user --unshare-pid --unshare-ipc --as-pid-1 --die-with-parent"
-                + " --cap-add CAP_NET_BIND_SERVICE --dev-bind / / --proc /proc --",
+                + " --cap-drop ALL --cap-add CAP_NET_BIND_SERVICE --dev-bind / / --proc /proc --",
         "UNSHARE, unshare --fork --kill-child --user --map-root-user --net --pid --mount-proc --ipc --"
     })
     void theWrappedCommandRunsUnderTheSandboxsOwnPidOne(Sandbox sandbox, String start) {
@@ -55,7 +56,10 @@ class SandboxTest {
                 argv.subList(0, 5));
         assertEquals(start, String.join(" ", argv.subList(5, 5 + start.split(" ").length)));
         assertEquals(List.of("sh", "entry", "--", "curl", "x y"), argv.subList(argv.size() - 5, argv.size()));
-        assertTrue(argv.get(argv.size() - 6).endsWith(Sandbox.INIT), argv.toString());
+        String init = sandbox == Sandbox.UNSHARE
+                ? "exec unshare --user --map-root-user --mount -- /bin/sh -c '" + Sandbox.INIT + "' sh \"$@\""
+                : Sandbox.INIT;
+        assertTrue(argv.get(argv.size() - 6).endsWith(init), argv.toString());
         assertEquals("/bin/sh -c", String.join(" ", argv.subList(argv.size() - 8, argv.size() - 6)));
     }
 
@@ -83,6 +87,33 @@ class SandboxTest {
         assertEquals(
                 sandbox == Sandbox.UNSHARE ? List.of("sh", "/tmp/portcullis-1", "entry") : List.of("sh", "entry"),
                 argv.subList(argv.size() - (sandbox == Sandbox.UNSHARE ? 3 : 2), argv.size()));
+    }
+
+    /**
+     * Issue 26 (a review of its fixes, finding 3): the unshare form mounts everything, and lets the
+     * namespace bind below 1024, before its pid 1 enters the nested user and mount namespace where
+     * those mounts are locked; the network namespace stays the sandbox's, the one the relay compares
+     * the entry's sockets with.
+     */
+    @Test
+    void theUnshareFormMountsEverythingBeforeItLocksThem() {
+        Sandbox.Resolver resolver = new Sandbox.Resolver(
+                List.of(new Sandbox.Resolver.Bind(Path.of("/tmp/r.conf"), Path.of("/etc/resolv.conf"))),
+                List.of(Path.of("/run/nscd")));
+        Sandbox.Scratch scratch = new Sandbox.Scratch(
+                List.of(Path.of("/tmp"), Path.of("/dev/shm")), List.of(Path.of("/tmp/portcullis-1")));
+        List<String> argv = Sandbox.UNSHARE.wrap(List.of("entry"), Path.of("/r"), Optional.of(resolver), scratch);
+        String script = argv.get(argv.size() - 4);
+        int locked = script.indexOf(Sandbox.LOCKED);
+        assertTrue(locked > 0 && script.indexOf(Sandbox.LOCKED, locked + 1) < 0, script);
+        String mounts = "mount (--bind|-t tmpfs|--no-canonicalize)";
+        assertEquals(5, script.substring(0, locked).split(mounts, -1).length - 1, script);
+        assertEquals(1, script.substring(locked).split(mounts, -1).length, script);
+        assertTrue(
+                script.startsWith("ip link set lo up && echo 0 >/proc/sys/net/ipv4/ip_unprivileged_port_start"
+                        + " || exit 125; "),
+                script);
+        assertEquals(List.of("sh", "/tmp/portcullis-1", "entry"), argv.subList(argv.size() - 3, argv.size()));
     }
 
     @Test

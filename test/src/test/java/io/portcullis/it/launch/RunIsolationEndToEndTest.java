@@ -127,6 +127,61 @@ class RunIsolationEndToEndTest {
         }
     }
 
+    /**
+     * Issue 26 (a review of its fixes, finding 3): under unshare the command was root of the user
+     * namespace that owns its mounts, and under bubblewrap run by root (as here) it kept root's
+     * capabilities; either way it could unmount what the sandbox mounted to see the host's beneath:
+     * its /tmp, /dev/shm and /proc, the resolver's files, the tmpfs that hides a resolving daemon's
+     * sockets (a way to the host's DNS), a folder bound back. Every one fails now, and nothing of the
+     * host shows. Run in a mount namespace of the test's own whose /run holds such a daemon's folder,
+     * so nothing is made on the host's.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"bwrap", "unshare"})
+    void theCommandCannotUnmountWhatHidesTheHost(String sandbox) throws Exception {
+        Path hostFile = made(Files.writeString(
+                Files.createTempFile(Path.of("/tmp"), "portcullis-host-", ".txt"), "the host's /tmp\n"));
+        Path hostShm = made(Files.createTempFile(Path.of("/dev/shm"), "portcullis-host-", ""));
+        String socket = "portcullis-daemon-socket-" + ProcessHandle.current().pid();
+        List<String> daemon = List.of(
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "--",
+                "/bin/sh",
+                "-c",
+                "mount -t tmpfs tmpfs /run && mkdir /run/avahi-daemon && : > /run/avahi-daemon/" + socket
+                        + " && exec \"$@\"",
+                "sh");
+        String script =
+                "for m in /tmp /dev/shm /proc \"$(realpath /etc/resolv.conf)\" \"$(realpath /etc/nsswitch.conf)\""
+                        + " /run/avahi-daemon \"$PWD\"; do"
+                        + " umount \"$m\" 2>/dev/null; echo \"umount $m=$?\"; umount -l \"$m\" 2>/dev/null; echo \"umount -l $m=$?\";"
+                        + " done;"
+                        + " mkdir /tmp/probe && mount --bind / /tmp/probe 2>/dev/null; echo \"mount --bind /=$?\";"
+                        + " echo ==; ls /proc; ls -A /tmp /tmp/probe/tmp /dev/shm /run/avahi-daemon 2>/dev/null;"
+                        + " head -n 1 /etc/resolv.conf";
+        Ran ran = run(daemon, sandbox, List.of(), script, "");
+        assertEquals(0, ran.run().exit(), ran.toString());
+        String out = ran.run().out();
+        List<String> tried = out.substring(0, out.indexOf("==\n")).lines().toList();
+        assertEquals(15, tried.size(), ran.toString());
+        assertTrue(tried.stream().noneMatch(line -> line.endsWith("=0")), "a mount came off: " + tried);
+        Set<Long> pids = out.lines()
+                .filter(l -> l.matches("[0-9]+"))
+                .map(Long::parseLong)
+                .collect(Collectors.toSet());
+        assertTrue(pids.size() <= 4 && pids.stream().allMatch(p -> p < 100), "other processes are seen: " + pids);
+        for (String host :
+                List.of(hostFile.getFileName().toString(), hostShm.getFileName().toString(), socket)) {
+            assertFalse(out.contains(host), "the host's " + host + " is seen: " + ran);
+        }
+        assertTrue(
+                out.endsWith("# portcullis: this namespace's DNS, answered by the relay from the spawn's policy\n"),
+                ran.toString());
+    }
+
     private Path made(Path path) {
         made.add(path);
         return path;
@@ -140,10 +195,19 @@ class RunIsolationEndToEndTest {
      * its standard input ({@code relay pid}: the run's own pid, which it becomes when it execs java).
      */
     private Ran run(String sandbox, List<String> options, String script, String stdin) throws Exception {
+        return run(List.of(), sandbox, options, script, stdin);
+    }
+
+    /** The same, started by {@code around} (a command that runs its arguments). */
+    private Ran run(List<String> around, String sandbox, List<String> options, String script, String stdin)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of("run", "--sandbox", sandbox, "--host", host.toString()));
         args.addAll(options);
         args.addAll(List.of("--", "/bin/sh", "-c", script));
-        Process process = Portcullis.command(args).directory(dir.toFile()).start();
+        ProcessBuilder builder = Portcullis.command(args).directory(dir.toFile());
+        List<String> argv = new ArrayList<>(around);
+        argv.addAll(builder.command());
+        Process process = builder.command(argv).start();
         long pid = process.pid();
         CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> drain(process.getInputStream()));
         CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
