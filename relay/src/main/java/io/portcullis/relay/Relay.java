@@ -2,40 +2,28 @@ package io.portcullis.relay;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.accept.Budgets;
 import io.portcullis.relay.accept.Descriptors;
-import io.portcullis.relay.accept.Listeners;
-import io.portcullis.relay.accept.SpawnInitializer;
+import io.portcullis.relay.accept.RelayParts;
 import io.portcullis.relay.decide.Judge;
-import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.generation.Generation;
 import io.portcullis.relay.generation.GenerationFactory;
 import io.portcullis.relay.generation.Retirement;
-import io.portcullis.relay.handoff.HandoffRefused;
-import io.portcullis.relay.handoff.SpawnPorts;
-import io.portcullis.relay.handoff.SpawnSocket;
+import io.portcullis.relay.handoff.SpawnBinding;
 import io.portcullis.relay.handoff.StaleSpawns;
-import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.observe.JsonLineSink;
 import io.portcullis.relay.observe.Metrics;
-import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
-import io.portcullis.relay.policy.Rate;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.transport.Transport;
-import io.portcullis.wire.Handoff;
-import io.portcullis.wire.Receiver;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -45,7 +33,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -77,9 +64,8 @@ public final class Relay implements AutoCloseable {
 
     private final EventLoopGroup loops;
     private final Transport transport;
-    private final Path parent;
-    private final SpawnInitializer.Shared shared;
-    private final Listeners listeners;
+    private final RelayParts shared;
+    private final SpawnBinding binding;
     private final Metrics metrics;
     private final Descriptors descriptors;
     private final GenerationFactory factory;
@@ -89,7 +75,6 @@ public final class Relay implements AutoCloseable {
     private final Set<String> ids = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean draining;
-    private final SecureRandom random = new SecureRandom();
     private final ExecutorService handoffs = Executors.newCachedThreadPool(
             Thread.ofPlatform().name("handoff-", 1).daemon(true).factory());
 
@@ -102,19 +87,18 @@ public final class Relay implements AutoCloseable {
             List<AutoCloseable> owned) {
         this.loops = builder.loops;
         this.transport = builder.transport;
-        this.parent = builder.parent;
         this.metrics = builder.metrics;
         this.factory = factory;
         this.descriptors = descriptors;
         this.owned = owned;
-        this.shared = new SpawnInitializer.Shared(
+        this.shared = new RelayParts(
                 new AtomicReference<>(first),
                 new Budgets(descriptors.connections()),
                 metrics.counting(decisions),
                 builder.clock,
                 new AtomicLong(),
                 spawns::size);
-        this.listeners = new Listeners(transport, loops, shared);
+        this.binding = new SpawnBinding(builder.parent, transport, loops, shared, metrics, handoffs);
     }
 
     /** A relay with every default for {@code host}: see {@link Builder}. */
@@ -152,106 +136,10 @@ public final class Relay implements AutoCloseable {
     }
 
     private SpawnHandle bind(SpawnPolicy policy) throws IOException {
-        SpawnPorts ports = new SpawnPorts(
-                policy.effectiveProxyPort(),
-                forwardPorts(policy),
-                policy.door().map(SpawnPolicy.Door::port).orElse(0),
-                policy.named().stream().map(SpawnPolicy.Named::address).toList());
-        Optional<DoorToken> token = policy.door().isPresent()
-                ? Optional.of(DoorToken.mint(policy.door().get().tokenFile(), policy.peerUid(), random))
-                : Optional.empty();
-        try {
-            return bind(policy, ports, token);
-        } catch (IOException | RuntimeException e) {
-            if (token.isPresent()) {
-                token.get().remove();
-            }
-            throw e;
-        }
-    }
-
-    private SpawnHandle bind(SpawnPolicy policy, SpawnPorts ports, Optional<DoorToken> token) throws IOException {
-        ChannelGroup connections = new DefaultChannelGroup("spawn-" + policy.id(), loops.next());
-        SpawnInitializer.Spawn spawn =
-                new SpawnInitializer.Spawn(policy, connections, new Budgets(), new Rate(), token);
-        AtomicReference<SpawnHandle> handle = new AtomicReference<>();
-        SpawnSocket.Context context = new SpawnSocket.Context(
-                policy.id(),
-                policy.peerUid(),
-                ports.wanted(),
-                Math.toIntExact(shared.current().get().headerTimeoutMillis()),
-                transport,
-                loops,
-                handoffs,
-                shared.decisions(),
-                shared.clock(),
-                shared.ids()::incrementAndGet);
-        SpawnSocket socket = SpawnSocket.open(parent, context, accepted -> adopt(handle.get(), spawn, accepted));
-        handle.set(new SpawnHandle(policy, ports, socket, connections, token, closed -> {
-            spawns.remove(closed.id(), closed);
+        return new SpawnHandle(binding.bind(policy, closed -> {
+            spawns.computeIfPresent(closed.id(), (id, handle) -> handle.views(closed) ? null : handle);
             ids.remove(closed.id());
         }));
-        socket.handedOver().exceptionally(failure -> {
-            if (failure instanceof HandoffRefused) {
-                closeRefused(handle.get());
-            }
-            return null;
-        });
-        return handle.get();
-    }
-
-    /**
-     * A refused hand-over used up the spawn socket, so the spawn can never serve: it is closed (its
-     * id free again, its door token removed), off the event loop that refused it.
-     */
-    private void closeRefused(SpawnHandle handle) {
-        try {
-            handoffs.execute(handle::close);
-        } catch (RejectedExecutionException closing) {
-            // The relay is closing, and closes every spawn itself.
-        }
-    }
-
-    /** Accepts on the checked sockets of a hand-over; off the event loops (it waits for the registrations). */
-    private Optional<String> adopt(SpawnHandle handle, SpawnInitializer.Spawn spawn, Receiver.Accepted accepted) {
-        return listeners.adopt(
-                spawn,
-                accepted,
-                servers -> handle.listening(servers, accepted.namespace()),
-                (socket, why) -> broken(handle, socket, why));
-    }
-
-    /**
-     * A handed-over socket of {@code handle} stopped accepting (SPEC R4): the spawn is marked broken
-     * and its sockets closed, with one warning, one decision line ({@code listener-broken}) and
-     * one count, however many of its sockets stop together.
-     */
-    private void broken(SpawnHandle handle, Handoff.Socket socket, String why) {
-        if (!handle.broke(socket + ": " + why)) {
-            return;
-        }
-        metrics.listenerBroken();
-        log.atWarn()
-                .addKeyValue("spawn", handle.id())
-                .addKeyValue("socket", socket.toString())
-                .log(
-                        "spawn {}: its {} socket stopped accepting: {}; the spawn is broken: its sockets are closed and"
-                                + " it takes no new connection until it is closed",
-                        handle.id(),
-                        socket,
-                        why);
-        ConnectionRecord record = ConnectionRecord.detached(
-                handle.id(), shared.ids().incrementAndGet(), shared.clock(), shared.decisions());
-        record.kind("listener");
-        record.target(socket.kind().label() + ":" + Handoff.text(socket.address()));
-        record.fail(DenyCode.LISTENER_BROKEN);
-        record.finish();
-    }
-
-    private static Set<Integer> forwardPorts(SpawnPolicy policy) {
-        Set<Integer> ports = new TreeSet<>();
-        policy.forwards().forEach(entry -> ports.add(entry.target().port()));
-        return ports;
     }
 
     /** The open spawns. */

@@ -1,23 +1,17 @@
 package io.portcullis.relay;
 
-import io.netty.channel.Channel;
-import io.netty.channel.group.ChannelGroup;
 import io.portcullis.relay.door.DoorToken;
+import io.portcullis.relay.handoff.BoundSpawn;
 import io.portcullis.relay.handoff.SpawnPorts;
-import io.portcullis.relay.handoff.SpawnSocket;
 import io.portcullis.relay.policy.SpawnPolicy;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 
 /**
  * One open spawn: its unix socket, until the entry hands the namespace's sockets over on it, then
@@ -45,66 +39,46 @@ public final class SpawnHandle implements AutoCloseable {
         CLOSED
     }
 
-    private final SpawnPolicy policy;
-    private final SpawnPorts ports;
-    private final SpawnSocket socket;
-    private final ChannelGroup connections;
-    private final Optional<DoorToken> token;
-    private final Consumer<SpawnHandle> onClose;
-    private final List<Channel> listeners = new ArrayList<>();
-    private boolean closed;
-    private boolean stopped;
-    private Optional<String> broken = Optional.empty();
-    private long namespace;
+    private final BoundSpawn spawn;
 
-    SpawnHandle(
-            SpawnPolicy policy,
-            SpawnPorts ports,
-            SpawnSocket socket,
-            ChannelGroup connections,
-            Optional<DoorToken> token,
-            Consumer<SpawnHandle> onClose) {
-        this.policy = Objects.requireNonNull(policy, "policy");
-        this.ports = Objects.requireNonNull(ports, "ports");
-        this.socket = Objects.requireNonNull(socket, "socket");
-        this.connections = Objects.requireNonNull(connections, "connections");
-        this.token = Objects.requireNonNull(token, "token");
-        this.onClose = Objects.requireNonNull(onClose, "onClose");
+    SpawnHandle(BoundSpawn spawn) {
+        this.spawn = Objects.requireNonNull(spawn, "spawn");
     }
 
     /** The spawn's id, from its policy. */
     public String id() {
-        return policy.id();
+        return spawn.id();
     }
 
     /** The spawn's policy. */
     public SpawnPolicy policy() {
-        return policy;
+        return spawn.policy();
     }
 
     /** The unix socket the spawn's entry hands its sockets over on (mode 0600); removed once used. */
     public Path socket() {
-        return socket.path();
+        return spawn.socket().path();
     }
 
     /** The directory that holds the socket (mode 0700, or 0711 for another peer uid); removed with it. */
     public Path directory() {
-        return socket.directory();
+        return spawn.socket().directory();
     }
 
     /** The proxy port inside the namespace, moved up past the forwards and the door. */
     public int proxyPort() {
-        return ports.proxy();
+        return spawn.ports().proxy();
     }
 
     /** The forward ports inside the namespace, ascending. */
     public List<Integer> forwards() {
-        return ports.sortedForwards();
+        return spawn.ports().sortedForwards();
     }
 
     /** The door port inside the namespace, when the spawn has a door. */
     public OptionalInt door() {
-        return ports.door() == 0 ? OptionalInt.empty() : OptionalInt.of(ports.door());
+        int door = spawn.ports().door();
+        return door == 0 ? OptionalInt.empty() : OptionalInt.of(door);
     }
 
     /**
@@ -112,7 +86,7 @@ public final class SpawnHandle implements AutoCloseable {
      * loopback, on its synthetic address, in policy order.
      */
     public List<SpawnPolicy.Named> named() {
-        return policy.named();
+        return spawn.policy().named();
     }
 
     /** The namespace's DNS socket, answered by the relay (SPEC R24): UDP 127.0.0.1:53. */
@@ -122,7 +96,7 @@ public final class SpawnHandle implements AutoCloseable {
 
     /** Where the door token was written (mode 0400), when the spawn has a door; removed on close. */
     public Optional<Path> tokenFile() {
-        return token.map(DoorToken::file);
+        return spawn.token().map(DoorToken::file);
     }
 
     /**
@@ -131,114 +105,60 @@ public final class SpawnHandle implements AutoCloseable {
      * then closes the spawn: it can never be handed over again) or the spawn closed first.
      */
     public CompletableFuture<Void> handedOver() {
-        return socket.handedOver().thenApply(accepted -> null);
+        return spawn.handedOver();
     }
 
     /** The network namespace (its inode) whose sockets this spawn serves, once handed over. */
-    public synchronized OptionalLong namespace() {
-        return listeners.isEmpty() ? OptionalLong.empty() : OptionalLong.of(namespace);
+    public OptionalLong namespace() {
+        return spawn.namespace();
     }
 
     /** The number of open connections on the spawn's sockets now. */
     public int openConnections() {
-        return connections.size();
+        return spawn.openConnections();
     }
 
     /** Where the spawn is in its life now. */
-    public synchronized State state() {
-        if (closed) {
+    public State state() {
+        if (spawn.isClosed()) {
             return State.CLOSED;
         }
-        if (stopped) {
+        if (spawn.isStopped()) {
             return State.STOPPED;
         }
-        if (broken.isPresent()) {
+        if (spawn.broken().isPresent()) {
             return State.BROKEN;
         }
-        return listeners.isEmpty() ? State.WAITING : State.SERVING;
+        return spawn.isServing() ? State.SERVING : State.WAITING;
     }
 
     /** Why the spawn is broken: which socket stopped accepting, and how; empty while it is not. */
-    public synchronized Optional<String> broken() {
-        return broken;
+    public Optional<String> broken() {
+        return spawn.broken();
     }
 
     /** Whether {@link #close()} ran. */
-    public synchronized boolean isClosed() {
-        return closed;
+    public boolean isClosed() {
+        return spawn.isClosed();
     }
 
-    /** Takes the handed-over sockets' channels; false (and the caller closes them) once closed or stopped. */
-    synchronized boolean listening(List<Channel> servers, long inode) {
-        if (closed || stopped) {
-            return false;
-        }
-        listeners.addAll(servers);
-        namespace = inode;
-        return true;
+    /** Whether this handle is the view of {@code bound}. */
+    boolean views(BoundSpawn bound) {
+        return spawn == bound;
     }
 
-    /**
-     * Marks the spawn broken because {@code why}, the first time only, and closes every
-     * handed-over socket; from any thread, an event loop's included (it waits for nothing).
-     *
-     * @return whether this call marked it: false when it was broken already, stopped or closed
-     */
-    boolean broke(String why) {
-        List<Channel> servers;
-        synchronized (this) {
-            if (closed || stopped || broken.isPresent()) {
-                return false;
-            }
-            broken = Optional.of(why);
-            servers = List.copyOf(listeners);
-        }
-        servers.forEach(Channel::close);
-        return true;
-    }
-
-    /**
-     * Stops taking new connections (a relay draining): closes the spawn socket if it is still there
-     * and the handed-over sockets, so a new connection in the namespace is refused at once; the
-     * open connections go on until they end or {@link #close()}. Not from an event loop.
-     */
+    /** Stops taking new connections (a relay draining); see {@link BoundSpawn#stopAccepting()}. */
     void stopAccepting() {
-        List<Channel> servers;
-        synchronized (this) {
-            if (closed || stopped) {
-                return;
-            }
-            stopped = true;
-            servers = List.copyOf(listeners);
-        }
-        socket.close();
-        servers.forEach(server -> server.close().syncUninterruptibly());
+        spawn.stopAccepting();
     }
 
+    /**
+     * Closes the spawn socket if it is still there, the handed-over sockets (new connections in the
+     * namespace are then refused) and every connection, and removes the door token's file; safe
+     * to call more than once, from any thread but an event loop's (it waits for the channels).
+     */
     @Override
     public void close() {
-        List<Channel> servers;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            servers = List.copyOf(listeners);
-        }
-        try {
-            socket.close();
-            servers.forEach(server -> server.close().syncUninterruptibly());
-            connections.close().awaitUninterruptibly();
-        } finally {
-            try {
-                if (token.isPresent()) {
-                    token.get().remove();
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("spawn " + id() + ": could not remove its door token", e);
-            } finally {
-                onClose.accept(this);
-            }
-        }
+        spawn.close();
     }
 }

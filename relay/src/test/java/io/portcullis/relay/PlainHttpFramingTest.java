@@ -3,13 +3,14 @@ package io.portcullis.relay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.portcullis.relay.decide.ConnectionJudge;
+import io.portcullis.relay.decide.SpawnJudge;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.proxy.ProxyKind;
+import io.portcullis.relay.testing.Judges;
 import io.portcullis.relay.testing.KindServer;
 import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.testing.RecordingOrigin;
@@ -39,11 +40,11 @@ class PlainHttpFramingTest {
     @BeforeEach
     void start() throws Exception {
         origin = RecordingOrigin.ok("fine");
-        ConnectionJudge judge = request -> CompletableFuture.completedFuture(
+        SpawnJudge judge = Judges.of(request -> CompletableFuture.completedFuture(
                 request.kind() == Request.Kind.HTTP && request.target().equals("127.0.0.1:" + origin.port())
                         ? new Verdict.Allow(
                                 List.of(origin.address()), List.of(InetAddress.getLoopbackAddress()), "test")
-                        : new Verdict.Deny(DenyCode.NOT_LISTED, "test"));
+                        : new Verdict.Deny(DenyCode.NOT_LISTED, "test")));
         ProxyKind kind = new ProxyKind(
                 8192,
                 10_000,

@@ -57,7 +57,7 @@ class ReloadsBackToBackTest {
         return HostConfigJson.parse("host.json", """
                 {"dns": {"servers": ["127.0.0.1:1"], "timeoutMillis": 2000},
                  "owner": {"docker": "unix:///nonexistent/docker.sock"%s},
-                 "limits": {"spawnRate": %d, "connectTimeoutMillis": 3000}}""".formatted(owner, 200 + n));
+                 "limits": {"spawnRate": %d, "spawnBurst": 1000000, "connectTimeoutMillis": 3000}}""".formatted(owner, 200 + n));
     }
 
     @BeforeEach

@@ -3,6 +3,7 @@ package io.portcullis.relay.accept;
 import io.netty.channel.Channel;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -40,13 +41,13 @@ public final class Budgets {
     }
 
     /**
-     * Takes a place in {@code spawn}'s budget and the {@code relay}'s for {@code channel}; returns
-     * the code of the budget that is full, or null when both had room.
+     * Takes a place in {@code spawn}'s budget and the {@code relay}'s for {@code channel}, given back
+     * when it closes; empty when both had room, else the code of the budget that is full.
      */
-    public static DenyCode acquire(
+    static Optional<DenyCode> acquire(
             Channel channel, Budgets spawn, Budgets relay, HostConfig.Limits limits, int spawnsOpen) {
-        DenyCode full = take(spawn, relay, limits, spawnsOpen);
-        if (full == null) {
+        Optional<DenyCode> full = take(spawn, relay, limits, spawnsOpen);
+        if (full.isEmpty()) {
             channel.closeFuture().addListener(f -> {
                 spawn.open.decrementAndGet();
                 relay.open.decrementAndGet();
@@ -55,20 +56,24 @@ public final class Budgets {
         return full;
     }
 
-    public static DenyCode take(Budgets spawn, Budgets relay, HostConfig.Limits limits, int spawnsOpen) {
+    /** Takes a place in both budgets; empty when both had room, else the code of the one that is full. */
+    static Optional<DenyCode> take(Budgets spawn, Budgets relay, HostConfig.Limits limits, int spawnsOpen) {
         int relayMax = Math.min(limits.relayConnections(), relay.cap);
         if (!spawn.tryTake(limits.spawnConnections())) {
-            return DenyCode.LIMIT_SPAWN;
+            return FULL_SPAWN;
         }
         int reserve = relayMax / 4;
         int fairShare = Math.max(1, relayMax / Math.max(1, spawnsOpen));
         boolean overShare = spawn.open.get() > fairShare && relay.open.get() >= relayMax - reserve;
         if (overShare || !relay.tryTake(relayMax)) {
             spawn.open.decrementAndGet();
-            return DenyCode.LIMIT_RELAY;
+            return FULL_RELAY;
         }
-        return null;
+        return Optional.empty();
     }
+
+    private static final Optional<DenyCode> FULL_SPAWN = Optional.of(DenyCode.LIMIT_SPAWN);
+    private static final Optional<DenyCode> FULL_RELAY = Optional.of(DenyCode.LIMIT_RELAY);
 
     private boolean tryTake(int max) {
         if (open.incrementAndGet() > max) {

@@ -16,11 +16,12 @@ import io.netty.handler.codec.dns.DnsRecord;
 import io.netty.handler.codec.dns.DnsRecordType;
 import io.netty.handler.codec.dns.DnsResponseCode;
 import io.netty.handler.codec.dns.DnsSection;
+import io.portcullis.relay.decide.SpawnJudge;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Judged;
 import io.portcullis.relay.policy.Rate;
-import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
 import java.net.Inet6Address;
@@ -30,8 +31,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,20 +63,17 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
     /**
      * What the namespace's DNS of one spawn needs.
      *
-     * @param judge decides a request of this spawn with the configuration generation in use
-     * @param generation the configuration generation in use, for the decision line
+     * @param judge the spawn's judge for the configuration generation in use
      */
     public record Context(
             SpawnPolicy policy,
-            Function<Request, CompletableFuture<Verdict>> judge,
-            LongSupplier generation,
+            Supplier<SpawnJudge> judge,
             LongSupplier ids,
             InstantSource clock,
             DecisionSink decisions) {
         public Context {
             Objects.requireNonNull(policy, "policy");
             Objects.requireNonNull(judge, "judge");
-            Objects.requireNonNull(generation, "generation");
             Objects.requireNonNull(ids, "ids");
             Objects.requireNonNull(clock, "clock");
             Objects.requireNonNull(decisions, "decisions");
@@ -126,7 +124,8 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
         ConnectionRecord record = ConnectionRecord.detached(
                 context.policy().id(), context.ids().getAsLong(), context.clock(), context.decisions());
         record.kind("dns");
-        record.generation(context.generation().getAsLong());
+        SpawnJudge spawnJudge = context.judge().get();
+        record.generation(spawnJudge.generation());
         record.target(answer.name());
         if (!rate.tryTake(System.nanoTime(), RATE, BURST)) {
             // A refusal, so a flood is folded in the log like any other.
@@ -147,7 +146,7 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
                 refused(record, refuse.code());
                 reply(ctx, response, DnsResponseCode.REFUSED);
             }
-            case Answer.Judge judge -> lookup(ctx, response, question, judge, record);
+            case Answer.Judge judge -> lookup(ctx, response, question, spawnJudge, judge, record);
         }
     }
 
@@ -155,6 +154,7 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
             ChannelHandlerContext ctx,
             DatagramDnsResponse response,
             DnsQuestion question,
+            SpawnJudge spawnJudge,
             Answer.Judge judge,
             ConnectionRecord record) {
         if (inFlight >= MAX_IN_FLIGHT) {
@@ -165,7 +165,10 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
         inFlight++;
         CompletableFuture<Verdict> verdict;
         try {
-            verdict = context.judge().apply(judge.request()).orTimeout(LOOKUP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            verdict = spawnJudge
+                    .decide(judge.request())
+                    .thenApply(Judged::verdict)
+                    .orTimeout(LOOKUP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }

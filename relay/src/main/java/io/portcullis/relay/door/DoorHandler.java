@@ -3,27 +3,36 @@ package io.portcullis.relay.door;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.util.ReferenceCountUtil;
 import io.portcullis.relay.http.Exchange;
-import io.portcullis.relay.http.Head;
+import io.portcullis.relay.http.HeadReader;
 import io.portcullis.relay.http.Replies;
+import io.portcullis.relay.http.RequestHead;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Judged;
 import io.portcullis.relay.policy.SpawnPolicy;
-import io.portcullis.relay.policy.Verdict;
-import java.util.concurrent.CompletableFuture;
+import io.portcullis.relay.tunnel.Early;
+import io.portcullis.relay.tunnel.Tunnels;
 
 /**
- * Serves one door request: judged by {@link DoorRequest}, then, once {@link GatewayCheck} found
- * the gateway's uid holding its real port on 127.0.0.1, exchanged once with it. The gateway is the
- * door's one destination by design, so the owner check's verdict (which refuses the gateway) is
- * not asked, only who holds the port. The decision line names the door port and, once matched,
- * the route from the policy; nothing the client wrote, so no token can reach a log.
+ * One door connection: its request head ({@link HeadReader}) judged by {@link DoorRequest}, then,
+ * once {@link GatewayCheck} found the gateway's uid holding its real port on 127.0.0.1, exchanged
+ * once with it. The gateway is the door's one destination by design, so the owner check's verdict
+ * (which refuses the gateway) is not asked, only who holds the port. The decision line names the
+ * door port and, once matched, the route from the policy; nothing the client wrote, so no token
+ * can reach a log.
  */
-final class DoorHandler extends SimpleChannelInboundHandler<Head> {
+final class DoorHandler extends ChannelInboundHandlerAdapter {
     private final DoorKind kind;
     private final SpawnPolicy policy;
     private final DoorToken token;
+    private HeadReader head;
+    /** After the head, until the exchange takes the bytes; null before and after. */
+    private Early early;
 
     DoorHandler(DoorKind kind, SpawnPolicy policy, DoorToken token) {
         this.kind = kind;
@@ -32,40 +41,93 @@ final class DoorHandler extends SimpleChannelInboundHandler<Head> {
     }
 
     @Override
-    protected void channelRead0(ChannelHandlerContext ctx, Head head) {
-        Channel client = ctx.channel();
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        head = new HeadReader(ctx.channel(), kind.headerBytes(), kind.headerTimeoutMillis());
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (early != null) {
+            early.add(msg);
+        } else if (!(msg instanceof ByteBuf bytes)) {
+            ReferenceCountUtil.release(msg);
+        } else if (head.read(bytes) instanceof HeadReader.Complete complete) {
+            ctx.channel().config().setAutoRead(false);
+            request(ctx.channel(), complete.head(), complete.after());
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof ChannelInputShutdownEvent) {
+            if (early != null) {
+                early.end();
+            } else {
+                head.inputEnded();
+            }
+        } else if (!(event instanceof ChannelInputShutdownReadComplete)) {
+            ctx.fireUserEventTriggered(event);
+        }
+    }
+
+    private void request(Channel client, RequestHead request, ByteBuf after) {
         ConnectionRecord record = ConnectionRecord.of(client);
         SpawnPolicy.Door door = policy.door().orElseThrow();
         record.target("door:" + door.port());
         if (policy.network() == SpawnPolicy.Network.NONE) {
+            after.release();
             refuse(client, DenyCode.MODE_NONE);
             return;
         }
         switch (DoorRequest.judge(
-                head.head(), door, token, kind.bodyLimit(), kind.gateway().port())) {
-            case DoorRequest.Refused refused -> refuse(client, refused.code());
+                request, door, token, kind.bodyLimit(), kind.gateway().port())) {
+            case DoorRequest.Refused refused -> {
+                after.release();
+                refuse(client, refused.code());
+            }
             case DoorRequest.Forward forward -> {
-                record.target("door:" + door.port() + " " + forward.route().method() + " "
-                        + forward.route().path());
-                forward(client, forward, head.head().isHttp11(), head.content().retain());
+                String route = forward.route().method() + " " + forward.route().path();
+                record.target("door:" + door.port() + " " + route);
+                early = new Early(after, kind.bodyLimit() + Exchange.HELD_SLACK);
+                kind.tunnels()
+                        .open(
+                                client,
+                                kind.gateway()
+                                        .verdict(policy.id(), "door route " + route)
+                                        .thenApply(Judged::alone),
+                                Tunnels.Carry.HTTP)
+                        .thenAccept(opened -> {
+                            Early kept = early;
+                            early = null;
+                            Exchange.after(
+                                    opened, client, this, forward.outgoing(), request.isHttp11(), kept, kind.limits());
+                        });
             }
         }
-    }
-
-    private void forward(Channel client, DoorRequest.Forward forward, boolean http11Client, ByteBuf early) {
-        String detail =
-                "door route " + forward.route().method() + " " + forward.route().path();
-        CompletableFuture<Verdict> verdict = kind.gateway().verdict(policy.id(), detail);
-        kind.tunnels()
-                .connect(
-                        client,
-                        verdict,
-                        Exchange.after(client, this, forward.outgoing(), http11Client, early, kind.limits()));
     }
 
     private static void refuse(Channel client, DenyCode code) {
         ConnectionRecord.of(client).deny(code);
         Replies.refuse(client, code);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        release();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        release();
+        ctx.fireChannelInactive();
+    }
+
+    private void release() {
+        head.release();
+        if (early != null) {
+            early.release();
+            early = null;
+        }
     }
 
     @Override

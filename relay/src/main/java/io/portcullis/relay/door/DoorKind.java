@@ -1,17 +1,14 @@
 package io.portcullis.relay.door;
 
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelInitializer;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerConfig;
 import io.portcullis.relay.http.Exchange;
-import io.portcullis.relay.http.HeadDecoder;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.util.Objects;
 
-/** Builds the pipeline of a door connection: {@code HeadDecoder} then {@code DoorHandler}. */
+/** The door kind of a configuration generation: its limits, the gateway's check, and the handler of each connection. */
 public final class DoorKind {
     private final int headerBytes;
     private final long headerTimeoutMillis;
@@ -45,14 +42,15 @@ public final class DoorKind {
 
     /** The handler for one door connection of {@code policy}, whose door token is {@code token}. */
     public ChannelHandler handler(SpawnPolicy policy, DoorToken token) {
-        Objects.requireNonNull(token, "token");
-        return new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel channel) {
-                channel.pipeline().addLast("head", new HeadDecoder(headerBytes, headerTimeoutMillis));
-                channel.pipeline().addLast("door-request", new DoorHandler(DoorKind.this, policy, token));
-            }
-        };
+        return new DoorHandler(this, policy, Objects.requireNonNull(token, "token"));
+    }
+
+    int headerBytes() {
+        return headerBytes;
+    }
+
+    long headerTimeoutMillis() {
+        return headerTimeoutMillis;
     }
 
     /** Who holds the gateway's port, asked before each dial. */

@@ -1,12 +1,12 @@
 package io.portcullis.relay.forward;
 
 import io.netty.channel.ChannelHandler;
-import io.portcullis.relay.decide.ConnectionJudge;
+import io.portcullis.relay.decide.SpawnJudge;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.util.Objects;
 
-/** Builds the handler of a forward connection. */
+/** The forward kind of a configuration generation: the handler of each forward or named entry's connection. */
 public final class ForwardKind {
     private final Tunnels tunnels;
 
@@ -18,7 +18,7 @@ public final class ForwardKind {
      * The handler for one connection to a forward or a named entry, whose {@code request} (the
      * forward's port, or the named entry's target) {@code judge} decides.
      */
-    public ChannelHandler handler(ConnectionJudge judge, Request request) {
+    public ChannelHandler handler(SpawnJudge judge, Request request) {
         return new ForwardHandler(judge, request, tunnels);
     }
 }

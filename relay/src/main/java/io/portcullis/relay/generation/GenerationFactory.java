@@ -18,6 +18,7 @@ import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Rules;
+import io.portcullis.relay.policy.UpstreamRoute;
 import io.portcullis.relay.proxy.ProxyKind;
 import io.portcullis.relay.resolve.LocalServerCheck;
 import io.portcullis.relay.resolve.NettyResolver;
@@ -119,9 +120,8 @@ public final class GenerationFactory implements AutoCloseable {
                     givenJudge == null ? this::ownAddresses : () -> new OwnAddresses(Set.copyOf(host.ownAddresses()));
             Optional<UpstreamProxy> upstream = host.upstream()
                     .map(config -> new UpstreamProxy(
-                            config,
+                            new UpstreamRoute(config, new Rules(host)),
                             dns.map(Dns::plain).orElse(NO_NAMES),
-                            host.denyList(),
                             new LocalServerCheck(
                                     LocalServerCheck.UPSTREAM_PROXY, holders, config.uids(), own, relayUid),
                             dialer,

@@ -19,9 +19,8 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.tunnel.Early;
 import io.portcullis.relay.tunnel.Tunnels;
-import io.portcullis.relay.tunnel.UpstreamProxy;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -71,21 +70,61 @@ public final class Exchange {
      * What a client may send after its head and have kept while its upstream is dialed, beyond the
      * largest body: room for chunk framing and a little more.
      */
-    static final int HELD_SLACK = 64 * 1024;
+    public static final int HELD_SLACK = 64 * 1024;
 
     /**
-     * Sends {@code outgoing} upstream and its answer back. Both channels have auto-read off and the
-     * client's pipeline holds {@code held}, whose bytes (those after the head) are the body's start
-     * and are released here. {@code viaProxy}: the upstream is the host's upstream proxy (SPEC
-     * R25), whose own answers the client is not given.
+     * What a kind does once its upstream is up, refused or gone: the one exchange (see {@link
+     * #start}), or the refusal's answer, or nothing for a client that left. Through the host's
+     * upstream proxy, {@code outgoing} goes in absolute form. {@code early} is taken or released.
      */
-    private static void start(
+    public static void after(
+            Tunnels.Opened opened,
             Channel client,
+            ChannelHandler replaced,
+            Outgoing outgoing,
+            boolean http11Client,
+            Early early,
+            Limits limits) {
+        switch (opened) {
+            case Tunnels.Gone gone -> early.release();
+            case Tunnels.Refused refused -> {
+                early.release();
+                Replies.refuse(client, refused.code(), refused.told());
+            }
+            case Tunnels.Up up -> {
+                try {
+                    start(
+                            client,
+                            replaced,
+                            up.upstream(),
+                            up.proxied().map(outgoing::through).orElse(outgoing),
+                            up.proxied().isPresent(),
+                            http11Client,
+                            early,
+                            limits);
+                } catch (RuntimeException e) {
+                    early.release();
+                    Tunnels.broken(client, up, e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Sends {@code outgoing} upstream and its answer back. Both channels have auto-read off; the
+     * exchange's handlers take {@code replaced}'s place in the client's pipeline (the kind's
+     * handler, done with), and {@code early} (the bytes after the head, the body's start, and
+     * whether the client ended meanwhile) is taken and released here. {@code viaProxy}: the
+     * upstream is the host's upstream proxy (SPEC R25), whose own answers the client is not given.
+     */
+    static void start(
+            Channel client,
+            ChannelHandler replaced,
             Channel upstream,
             Outgoing outgoing,
             boolean viaProxy,
             boolean http11Client,
-            Held held,
+            Early early,
             Limits limits) {
         Exchange exchange = new Exchange(client, upstream, limits);
         exchange.timer = client.eventLoop()
@@ -108,10 +147,9 @@ public final class Exchange {
                                 viaProxy,
                                 http11Client,
                                 limits.responseBytes()));
-        ByteBuf early = held.take();
-        client.pipeline().remove(held);
+        ByteBuf bytes = early.take();
         BodyDecoder body = new BodyDecoder(outgoing.framing(), limits.requestBytes());
-        client.pipeline().addLast("body", body);
+        client.pipeline().replace(replaced, "body", body);
         client.pipeline().addLast("body-up", exchange.new BodyUp());
         upstream.write(outgoing.request()).addListener(exchange.orFail());
         if (body.done()) {
@@ -119,63 +157,15 @@ public final class Exchange {
         } else {
             upstream.flush();
         }
-        client.pipeline().fireChannelRead(early);
-        if (held.overflowed() && !body.done()) {
+        client.pipeline().fireChannelRead(bytes);
+        if (early.overflowed() && !body.done()) {
             exchange.fail(DenyCode.BODY_TOO_LARGE);
-        } else if (held.ended()) {
+        } else if (early.ended()) {
             // The end the transport reported while the upstream was dialed: a body cut short is refused.
             client.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
         }
         client.pipeline().fireChannelReadComplete();
         upstream.read();
-    }
-
-    /**
-     * What a kind does after its dial: the exchange once connected, the refusal's answer
-     * otherwise. From now on {@code handler}'s place in {@code client}'s pipeline is taken by a
-     * handler that keeps what the client sends until then, after {@code early} (the bytes read
-     * with the head), which is released here in every case.
-     */
-    public static Tunnels.Then after(
-            Channel client,
-            ChannelHandler handler,
-            Outgoing outgoing,
-            boolean http11Client,
-            ByteBuf early,
-            Limits limits) {
-        Held held = new Held(early, limits.requestBytes() + HELD_SLACK);
-        client.pipeline().replace(handler, "held", held);
-        return new Tunnels.Then() {
-            @Override
-            public void connected(Channel channel, Channel upstream, Optional<UpstreamProxy.Request> proxied) {
-                start(
-                        channel,
-                        upstream,
-                        proxied.map(outgoing::through).orElse(outgoing),
-                        proxied.isPresent(),
-                        http11Client,
-                        held,
-                        limits);
-            }
-
-            @Override
-            public void refused(Channel channel, DenyCode code, String told) {
-                drop(channel, held);
-                Replies.refuse(channel, code, told);
-            }
-
-            @Override
-            public void abandoned(Channel channel) {
-                drop(channel, held);
-            }
-        };
-    }
-
-    /** Releases what {@code held} kept: nothing goes upstream. */
-    private static void drop(Channel client, Held held) {
-        if (client.pipeline().context(held) != null) {
-            client.pipeline().remove(held);
-        }
     }
 
     private ChannelFutureListener orFail() {

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.AttributeKey;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.Judged;
 import io.portcullis.relay.policy.Verdict;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -169,13 +170,19 @@ public final class ConnectionRecord {
     }
 
     /**
-     * What the spawn's shadow policy answered (SPEC R26), beside the enforced {@code verdict}; kept
-     * only when it differs. Empty: the shadow could not tell without a lookup of its own.
+     * What the spawn's judge answered: the addresses, what the owner check saw, and the shadow
+     * policy's verdict (SPEC R26), kept only when it differs from the enforced one.
      */
-    public void shadow(Verdict enforced, Optional<Verdict> answer) {
-        Decision.Shadow shown = answer.map(ConnectionRecord::shadowOf)
-                .orElse(new Decision.Shadow(Decision.Shadow.UNKNOWN, Optional.empty()));
-        shadow = shown.equals(shadowOf(enforced)) ? Optional.empty() : Optional.of(shown);
+    public void judged(Judged judged) {
+        Verdict verdict = judged.verdict();
+        resolved(verdict.resolved());
+        verdict.owner().ifPresent(this::owner);
+        Optional<Decision.Shadow> said = switch (judged.shadow()) {
+            case Judged.None none -> Optional.empty();
+            case Judged.Unknown unknown -> Optional.of(new Decision.Shadow(Decision.Shadow.UNKNOWN, Optional.empty()));
+            case Judged.Said answer -> Optional.of(shadowOf(answer.verdict()));
+        };
+        shadow = said.filter(shown -> !shown.equals(shadowOf(verdict)));
     }
 
     private static Decision.Shadow shadowOf(Verdict verdict) {

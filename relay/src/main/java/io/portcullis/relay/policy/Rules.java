@@ -268,6 +268,15 @@ public final class Rules {
         return listed(ip);
     }
 
+    /**
+     * Why {@code address} is in the deny list (R2): it, or the IPv4 address it carries, is in a
+     * block; empty when it is not. The one deny-list rule, for every address the relay dials: a
+     * target's, and an upstream proxy's ({@link UpstreamRoute}).
+     */
+    public Optional<String> denyListed(InetAddress address) {
+        return Optional.ofNullable(listed(Ip.of(address))).map(Verdict.Deny::detail);
+    }
+
     /** The deny-list refusal of one address, or null. */
     private Verdict.Deny listed(Ip ip) {
         Cidr block = denyList.matchAsDialed(ip);

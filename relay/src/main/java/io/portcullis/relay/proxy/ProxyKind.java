@@ -1,22 +1,28 @@
 package io.portcullis.relay.proxy;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelInitializer;
-import io.portcullis.relay.decide.ConnectionJudge;
+import io.portcullis.relay.decide.SpawnJudge;
 import io.portcullis.relay.http.Exchange;
-import io.portcullis.relay.http.HeadDecoder;
 import io.portcullis.relay.http.Replies;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.tunnel.Tunnels;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
-/** Builds the pipeline of a proxy connection: {@code HeadDecoder} then {@code ConnectHandler}. */
+/** The proxy kind of a configuration generation: its limits, and the handler of each connection. */
 public final class ProxyKind {
-    private final int headerBytes;
-    private final long headerTimeoutMillis;
-    private final Tunnels tunnels;
-    private final Exchange.Limits limits;
+    /** {@code 200 Connection established}, written as a duplicate of one buffer that is never freed. */
+    static final ByteBuf ESTABLISHED = Unpooled.unreleasableBuffer(Unpooled.directBuffer(Replies.ESTABLISHED.length())
+            .writeBytes(Replies.ESTABLISHED.getBytes(StandardCharsets.US_ASCII))
+            .asReadOnly());
+
+    final int headerBytes;
+    final long headerTimeoutMillis;
+    final Tunnels tunnels;
+    final Exchange.Limits limits;
 
     /**
      * @param headerBytes the largest request head (SPEC R16, 8 KiB by default)
@@ -34,15 +40,9 @@ public final class ProxyKind {
         }
     }
 
-    /** The handler for one proxy connection of the spawn that {@code judge} decides for. */
-    public ChannelHandler handler(ConnectionJudge judge) {
-        return new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel channel) {
-                channel.pipeline().addLast("head", new HeadDecoder(headerBytes, headerTimeoutMillis));
-                channel.pipeline().addLast("connect", new ConnectHandler(judge, tunnels, limits));
-            }
-        };
+    /** The handler of one proxy connection of the spawn that {@code judge} decides for. */
+    public ChannelHandler handler(SpawnJudge judge) {
+        return new ProxyHandler(this, judge);
     }
 
     /**

@@ -13,8 +13,8 @@ import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.FirstBytes;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * {@code sni-mismatch}; so does a ClientHello that is not whole within the time allowed. TLS is
  * never terminated.
  */
-final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
+public final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
     private static final Logger log = LoggerFactory.getLogger(ClientHelloCheck.class);
     /** The longest ClientHello read; a post-quantum key share makes one about 2 KiB. */
     static final int MAX_CLIENT_HELLO = 16 * 1024;
@@ -38,13 +38,15 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
      */
     static final int MAX_HELD = 2 * MAX_CLIENT_HELLO;
 
+    private static final Closed CLOSED = new Closed();
+
     private static final ClientHelloShape.Flaw NOT_A_CLIENT_HELLO =
             new ClientHelloShape.Flaw(DenyCode.NOT_TLS, "the first bytes are not a TLS ClientHello");
 
     private final Channel upstream;
     private final FirstBytes wanted;
     private final long timeoutMillis;
-    private final Consumer<ByteBuf> passed;
+    private final CompletableFuture<Hello> outcome = new CompletableFuture<>();
     /** What is wrong with the first bytes; until a ClientHello is read, that they are none. */
     private Optional<ClientHelloShape.Flaw> flaw = Optional.of(NOT_A_CLIENT_HELLO);
 
@@ -53,30 +55,33 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
     private ChannelFutureListener closeClient;
     private ChannelFutureListener closeUpstream;
 
-    /**
-     * @param passed called on the event loop with every byte held (the ClientHello and anything
-     *     after it) once the ClientHello passed, after this handler left the pipeline
-     */
-    private ClientHelloCheck(Channel upstream, FirstBytes wanted, long timeoutMillis, Consumer<ByteBuf> passed) {
+    private ClientHelloCheck(Channel upstream, FirstBytes wanted, long timeoutMillis) {
         super(MAX_CLIENT_HELLO, 0);
         this.upstream = upstream;
         this.wanted = wanted;
         this.timeoutMillis = timeoutMillis;
-        this.passed = passed;
     }
 
+    /** What came of the check, on the client's event loop. */
+    public sealed interface Hello permits Passed, Closed {}
+
     /**
-     * Checks {@code client}'s first bytes, {@code early} (read with the CONNECT head) first, then
-     * calls {@code passed}; or closes both channels. Both must have auto-read off.
+     * The ClientHello passed: {@code held} is every byte held (the ClientHello and anything after
+     * it), for upstream; the check has left the pipeline.
      */
-    static void await(
-            Channel client,
-            Channel upstream,
-            ByteBuf early,
-            FirstBytes wanted,
-            long timeoutMillis,
-            Consumer<ByteBuf> passed) {
-        ClientHelloCheck check = new ClientHelloCheck(upstream, wanted, timeoutMillis, passed);
+    public record Passed(ByteBuf held) implements Hello {}
+
+    /** Refused or gone: both sides are closed and the record is settled. */
+    public record Closed() implements Hello {}
+
+    /**
+     * Checks {@code client}'s first bytes, {@code early} (read with the CONNECT head) first. Both
+     * channels must have auto-read off; the check sits last in the client's pipeline until it is
+     * done.
+     */
+    public static CompletableFuture<Hello> await(
+            Channel client, Channel upstream, ByteBuf early, FirstBytes wanted, long timeoutMillis) {
+        ClientHelloCheck check = new ClientHelloCheck(upstream, wanted, timeoutMillis);
         // Closing either side ends the other while the check holds the tunnel; the splice takes over after.
         check.closeClient = closed -> client.close();
         check.closeUpstream = closed -> upstream.close();
@@ -90,6 +95,7 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
             early.release();
             client.read();
         }
+        return check.outcome;
     }
 
     @Override
@@ -153,7 +159,7 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
             upstream.closeFuture().removeListener(closeClient);
             ByteBuf held = internalBuffer().readRetainedSlice(internalBuffer().readableBytes());
             ctx.pipeline().remove(this);
-            passed.accept(held);
+            outcome.complete(new Passed(held));
         }
     }
 
@@ -164,6 +170,7 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
             decided = true;
             timeout.cancel(false);
             ctx.channel().close();
+            outcome.complete(CLOSED);
             return;
         }
         // Netty's reader fails on a record that is TLS-shaped but broken, or a ClientHello too long.
@@ -173,6 +180,11 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         timeout.cancel(false);
+        if (!decided) {
+            decided = true;
+            upstream.close();
+            outcome.complete(CLOSED);
+        }
         super.channelInactive(ctx);
     }
 
@@ -187,5 +199,6 @@ final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
         record.deny(code);
         ctx.channel().close();
         upstream.close();
+        outcome.complete(CLOSED);
     }
 }

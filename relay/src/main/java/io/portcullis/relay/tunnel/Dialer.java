@@ -1,12 +1,10 @@
 package io.portcullis.relay.tunnel;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandler.Sharable;
-import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.transport.Transport;
@@ -19,7 +17,7 @@ import java.util.function.Consumer;
 /**
  * Connects to the checked addresses in order, the next one on failure, each with its own connect
  * timeout (SPEC R9, R16). It dials nothing else: the addresses are the ones the policy judged, and
- * the bootstrap's resolver is off, so no address is looked up again.
+ * no resolver is asked, so no address is looked up again.
  */
 public final class Dialer {
     private final Transport transport;
@@ -60,20 +58,37 @@ public final class Dialer {
             throw new IllegalArgumentException("addresses: [] (expected: at least one checked address)");
         }
         CompletableFuture<Outcome> result = new CompletableFuture<>();
-        Bootstrap bootstrap = new Bootstrap()
-                .group(client.eventLoop())
-                .option(ChannelOption.AUTO_READ, false)
-                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-                .handler(Placeholder.INSTANCE)
-                .disableResolver();
-        next(client, bootstrap, List.copyOf(addresses), 0, true, attempt, result);
+        next(client, List.copyOf(addresses), 0, true, attempt, result);
         return result;
+    }
+
+    /**
+     * A channel to {@code address}'s family on the client's event loop: auto-read off, half-closure
+     * allowed, the connect timeout set, and no handler. No bootstrap and no resolver: registering
+     * on the loop the caller runs on is done at once.
+     */
+    private ChannelFuture connect(Channel client, InetSocketAddress address) {
+        Channel channel = transport.tcp().to(address).newChannel();
+        channel.config().setAutoRead(false);
+        channel.config().setConnectTimeoutMillis(connectTimeoutMillis);
+        channel.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        ChannelFuture registered = client.eventLoop().register(channel);
+        if (registered.isDone()) {
+            return registered.isSuccess() ? channel.connect(address) : registered;
+        }
+        ChannelPromise connected = channel.newPromise();
+        registered.addListener(done -> {
+            if (done.isSuccess()) {
+                channel.connect(address, connected);
+            } else {
+                connected.setFailure(done.cause());
+            }
+        });
+        return connected;
     }
 
     private void next(
             Channel client,
-            Bootstrap bootstrap,
             List<InetSocketAddress> addresses,
             int index,
             boolean allTimedOut,
@@ -85,14 +100,12 @@ public final class Dialer {
         }
         InetSocketAddress address = addresses.get(index);
         attempt.accept(address);
-        ChannelFuture connect =
-                bootstrap.clone().channelFactory(transport.tcp().to(address)).connect(address);
+        ChannelFuture connect = connect(client, address);
         ChannelFutureListener giveUp = closed -> connect.channel().close();
         client.closeFuture().addListener(giveUp);
         connect.addListener(f -> {
             client.closeFuture().removeListener(giveUp);
             if (f.isSuccess()) {
-                connect.channel().pipeline().remove(Placeholder.INSTANCE);
                 result.complete(new Connected(connect.channel(), address));
                 return;
             }
@@ -100,17 +113,11 @@ public final class Dialer {
             if (!client.isActive()) {
                 result.complete(CLIENT_GONE);
             } else if (index + 1 < addresses.size()) {
-                next(client, bootstrap, addresses, index + 1, timedOut, attempt, result);
+                next(client, addresses, index + 1, timedOut, attempt, result);
             } else {
                 DenyCode code = timedOut ? DenyCode.CONNECT_TIMEOUT : DenyCode.CONNECT_FAILED;
                 result.complete(new Failed(code, address + ": " + f.cause().getMessage()));
             }
         });
-    }
-
-    /** Bootstrap wants a handler; the tunnel installs the real ones once connected. */
-    @Sharable
-    private static final class Placeholder extends ChannelHandlerAdapter {
-        static final Placeholder INSTANCE = new Placeholder();
     }
 }

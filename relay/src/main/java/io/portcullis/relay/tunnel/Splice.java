@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -13,8 +14,6 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import io.portcullis.relay.observe.ConnectionRecord;
 import java.io.IOException;
@@ -57,6 +56,10 @@ public final class Splice {
     private final long idleMillis;
     private int inputsEnded;
     private boolean closing;
+    /** When bytes last moved, by {@link System#nanoTime()}: a read, or a write that finished. */
+    private long lastMoved = System.nanoTime();
+
+    private Future<?> idle;
 
     private Splice(Channel client, Channel upstream, ConnectionRecord record, long idleMillis) {
         this.client = client;
@@ -68,37 +71,76 @@ public final class Splice {
 
     /**
      * Starts copying. Both channels must be on the same event loop, with auto-read off and
-     * half-closure allowed; {@code early} (client bytes read before the tunnel was up, possibly
-     * empty) goes upstream first and is released here.
+     * half-closure allowed; the copier takes {@code replaced}'s place in the client's pipeline (the
+     * kind's handler, done with), and the upstream has no handler yet. {@code up} (client bytes read
+     * before the tunnel was up) goes upstream first and {@code down} (upstream bytes read before it,
+     * the target's first through an upstream proxy) to the client first; both possibly empty, and
+     * released here.
      */
-    public static void join(Channel client, Channel upstream, ByteBuf early, long idleMillis) {
+    public static void join(
+            Channel client, ChannelHandler replaced, Channel upstream, ByteBuf up, ByteBuf down, long idleMillis) {
         if (client.eventLoop() != upstream.eventLoop()) {
-            early.release();
+            up.release();
+            down.release();
             throw new IllegalArgumentException("upstream: " + upstream + " (expected: on the client's event loop)");
         }
         ConnectionRecord record = ConnectionRecord.of(client);
         Splice splice = new Splice(client, upstream, record, idleMillis);
+        splice.idle = client.eventLoop().schedule(splice::idleCheck, idleMillis, TimeUnit.MILLISECONDS);
         client.config().setRecvByteBufAllocator(READS);
         upstream.config().setRecvByteBufAllocator(READS);
-        // observeOutput: a write still draining to a slow reader counts as bytes moving.
-        client.pipeline().addLast("idle", new IdleStateHandler(true, 0, 0, idleMillis, TimeUnit.MILLISECONDS));
-        client.pipeline().addLast("copy-up", splice.new Copier(upstream, record::up));
-        upstream.pipeline().addLast("copy-down", splice.new Copier(client, record::down));
+        client.pipeline().replace(replaced, "splice", splice.new Copier(upstream, record::up));
+        upstream.pipeline().addLast("splice", splice.new Copier(client, record::down));
+        if (down.isReadable()) {
+            record.down(down.readableBytes());
+            client.writeAndFlush(down).addListener(splice.readNextOr(upstream, client));
+        } else {
+            down.release();
+            upstream.read();
+        }
         // The client may have ended its input before the tunnel was up; that end is not read again.
         boolean clientEnded = client instanceof DuplexChannel duplex && duplex.isInputShutdown();
-        if (early.isReadable()) {
-            record.up(early.readableBytes());
-            upstream.writeAndFlush(early)
+        if (up.isReadable()) {
+            record.up(up.readableBytes());
+            upstream.writeAndFlush(up)
                     .addListener(clientEnded ? splice.endOr(upstream) : splice.readNextOr(client, upstream));
         } else {
-            early.release();
+            up.release();
             if (clientEnded) {
                 splice.inputEnded(upstream);
             } else {
                 client.read();
             }
         }
-        upstream.read();
+    }
+
+    /**
+     * The idle time (SPEC R16): nothing read and no write finished either way since the last look
+     * closes both; else the next look is due when the idle time runs out from the last bytes moved.
+     * A write still draining to a slow reader counts as bytes moving, as its completion is one.
+     */
+    private void idleCheck() {
+        if (closing) {
+            return;
+        }
+        long quiet = System.nanoTime() - lastMoved;
+        long idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMillis);
+        if (quiet >= idleNanos && !writing()) {
+            log.debug("connection {}: idle, closing", connection);
+            closeNow();
+            return;
+        }
+        idle = client.eventLoop().schedule(this::idleCheck, Math.max(1, idleNanos - quiet), TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether a write is still queued on either side: a slow reader is being written to. */
+    private boolean writing() {
+        return pending(client) > 0 || pending(upstream) > 0;
+    }
+
+    private static long pending(Channel channel) {
+        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
     }
 
     private ChannelFutureListener endOr(Channel peer) {
@@ -115,6 +157,7 @@ public final class Splice {
     private ChannelFutureListener readNextOr(Channel source, Channel target) {
         return written -> {
             if (written.isSuccess()) {
+                lastMoved = System.nanoTime();
                 source.read();
             } else {
                 failed(target, written.cause());
@@ -133,6 +176,7 @@ public final class Splice {
             return;
         }
         closing = true;
+        idle.cancel(false);
         if (side == upstream) {
             record.upstreamReset();
         } else {
@@ -201,6 +245,7 @@ public final class Splice {
             return;
         }
         closing = true;
+        idle.cancel(false);
         flushAndClose(client);
         flushAndClose(upstream);
     }
@@ -212,6 +257,7 @@ public final class Splice {
      */
     private void closeNow() {
         closing = true;
+        idle.cancel(false);
         client.close();
         upstream.close();
     }
@@ -248,6 +294,7 @@ public final class Splice {
             if (msg instanceof ByteBuf bytes) {
                 counter.accept(bytes.readableBytes());
             }
+            lastMoved = System.nanoTime();
             peer.writeAndFlush(msg).addListener(readNextOr(ctx.channel(), peer));
         }
 
@@ -255,9 +302,6 @@ public final class Splice {
         public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
             if (event instanceof ChannelInputShutdownEvent) {
                 inputEnded(peer);
-            } else if (event instanceof IdleStateEvent) {
-                log.debug("connection {}: idle, closing", connection);
-                closeNow();
             } else {
                 ctx.fireUserEventTriggered(event);
             }

@@ -10,6 +10,7 @@ import io.portcullis.relay.policy.HostConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -27,12 +28,11 @@ class BudgetsTest {
      */
     @ParameterizedTest(name = "spawn limit {0}, relay limit {1}, {2} spawns open -> busy takes {3}, quiet gets {4}")
     @CsvSource(
-            nullValues = "null",
             value = {
-                "4,   8, 2, 4, null",
-                "100, 8, 2, 6, null",
+                "4,   8, 2, 4, none",
+                "100, 8, 2, 6, none",
                 "100, 8, 1, 8, limit-relay",
-                "100, 8, 8, 6, null",
+                "100, 8, 8, 6, none",
                 "2,   2, 2, 2, limit-relay",
             })
     void aBusySpawnLeavesTheLastPlacesToOthers(
@@ -41,15 +41,15 @@ class BudgetsTest {
         Budgets busy = new Budgets();
         HostConfig.Limits limits = limits(spawnLimit, relayLimit);
         int taken = 0;
-        while (taken < 1000 && Budgets.take(busy, relay, limits, spawnsOpen) == null) {
+        while (taken < 1000 && Budgets.take(busy, relay, limits, spawnsOpen).isEmpty()) {
             taken++;
         }
 
-        DenyCode answer = Budgets.take(new Budgets(), relay, limits, spawnsOpen);
+        Optional<DenyCode> answer = Budgets.take(new Budgets(), relay, limits, spawnsOpen);
 
         assertEquals(busyTakes, taken);
         assertEquals(busyTakes, busy.open());
-        assertEquals(quiet, answer == null ? null : answer.code());
+        assertEquals(quiet.equals("none") ? Optional.empty() : Optional.of(quiet), answer.map(DenyCode::code));
     }
 
     @ParameterizedTest(name = "{0} open of {1} -> {2}")
@@ -58,12 +58,12 @@ class BudgetsTest {
         Budgets relay = new Budgets();
         Budgets spawn = new Budgets();
         for (int i = 0; i < open; i++) {
-            assertEquals(null, Budgets.take(spawn, relay, limits(limit, 100), 1));
+            assertEquals(Optional.empty(), Budgets.take(spawn, relay, limits(limit, 100), 1));
         }
 
-        DenyCode answer = Budgets.take(spawn, relay, limits(limit, 100), 1);
+        Optional<DenyCode> answer = Budgets.take(spawn, relay, limits(limit, 100), 1);
 
-        assertEquals(room ? null : DenyCode.LIMIT_SPAWN, answer);
+        assertEquals(room ? Optional.empty() : Optional.of(DenyCode.LIMIT_SPAWN), answer);
         assertEquals(room ? open + 1 : open, relay.open());
     }
 
@@ -73,12 +73,15 @@ class BudgetsTest {
     void theDescriptorBoundCapsTheRelaysBudget(int cap, int relayLimit, int places) {
         Budgets relay = new Budgets(cap);
         int taken = 0;
-        while (taken < 1000 && Budgets.take(new Budgets(), relay, limits(1000, relayLimit), 1) == null) {
+        while (taken < 1000
+                && Budgets.take(new Budgets(), relay, limits(1000, relayLimit), 1)
+                        .isEmpty()) {
             taken++;
         }
 
         assertEquals(places, taken);
-        assertEquals(DenyCode.LIMIT_RELAY, Budgets.take(new Budgets(), relay, limits(1000, relayLimit), 1));
+        assertEquals(
+                Optional.of(DenyCode.LIMIT_RELAY), Budgets.take(new Budgets(), relay, limits(1000, relayLimit), 1));
     }
 
     /** Refused connections that hold no place linger a bounded number at once (SPEC R17, issue 26). */

@@ -8,12 +8,13 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.portcullis.relay.decide.ConnectionJudge;
+import io.portcullis.relay.decide.SpawnJudge;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Verdict;
+import io.portcullis.relay.testing.Judges;
 import io.portcullis.relay.testing.Line;
 import io.portcullis.relay.transport.Transport;
 import io.portcullis.relay.tunnel.Dialer;
@@ -44,10 +45,10 @@ class ProxyKindTest {
         channel.freezeTime();
         ConnectionRecord.attach(channel, "studio", 3, InstantSource.system(), decisions::add);
         Tunnels tunnels = new Tunnels(new Dialer(Transport.nio(), 1000), 60_000);
-        ConnectionJudge judge = request -> {
+        SpawnJudge judge = Judges.of(request -> {
             judged.add(request.kind() + " " + request.target());
             return CompletableFuture.completedFuture(new Verdict.Deny(verdict, "test"));
-        };
+        });
         channel.pipeline()
                 .addLast(new ProxyKind(
                                 HEADER_BYTES, HEADER_TIMEOUT_MILLIS, tunnels, new Exchange.Limits(100, 1000, 60_000))

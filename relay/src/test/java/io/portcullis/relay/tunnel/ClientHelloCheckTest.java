@@ -59,12 +59,16 @@ class ClientHelloCheckTest {
         ConnectionRecord.attach(client, "s", 1, InstantSource.system(), lines::add);
         List<ByteBuf> passed = new ArrayList<>();
         ClientHelloCheck.await(
-                client,
-                upstream,
-                Unpooled.wrappedBuffer(record),
-                new FirstBytes(true, Optional.of("pub.test")),
-                10_000,
-                passed::add);
+                        client,
+                        upstream,
+                        Unpooled.wrappedBuffer(record),
+                        new FirstBytes(true, Optional.of("pub.test")),
+                        10_000)
+                .thenAccept(hello -> {
+                    if (hello instanceof ClientHelloCheck.Passed ok) {
+                        passed.add(ok.held());
+                    }
+                });
         client.runPendingTasks();
         upstream.runPendingTasks();
         client.runPendingTasks();

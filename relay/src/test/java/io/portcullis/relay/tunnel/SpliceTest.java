@@ -216,7 +216,13 @@ class SpliceTest {
                     if (connected.isSuccess()) {
                         up.pipeline().removeFirst();
                         ConnectionRecord.of(client).connected();
-                        Splice.join(client, up, Unpooled.EMPTY_BUFFER, IDLE_MILLIS);
+                        Splice.join(
+                                client,
+                                client.pipeline().last(),
+                                up,
+                                Unpooled.EMPTY_BUFFER,
+                                Unpooled.EMPTY_BUFFER,
+                                IDLE_MILLIS);
                         upstream.complete(up);
                     } else {
                         upstream.completeExceptionally(connected.cause());

@@ -1,0 +1,161 @@
+package io.portcullis.relay.handoff;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.portcullis.relay.accept.RelayParts;
+import io.portcullis.relay.accept.SpawnListeners;
+import io.portcullis.relay.accept.SpawnParts;
+import io.portcullis.relay.door.DoorToken;
+import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.observe.Metrics;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.transport.Transport;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Receiver;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds a spawn (SPEC R3, R4, R13): mints its door token, opens its spawn socket, and once the
+ * entry's hand-over is accepted, accepts on the handed-over sockets ({@link SpawnListeners}). A
+ * refused hand-over closes the spawn; a handed-over socket that stops accepting breaks it.
+ */
+public final class SpawnBinding {
+    private static final Logger log = LoggerFactory.getLogger(SpawnBinding.class);
+
+    private final Path parent;
+    private final Transport transport;
+    private final EventLoopGroup loops;
+    private final RelayParts relay;
+    private final SpawnListeners listeners;
+    private final Metrics metrics;
+    private final ExecutorService handoffs;
+    private final SecureRandom random = new SecureRandom();
+
+    /** @param handoffs where hand-overs are read and adopted, off the event loops */
+    public SpawnBinding(
+            Path parent,
+            Transport transport,
+            EventLoopGroup loops,
+            RelayParts relay,
+            Metrics metrics,
+            ExecutorService handoffs) {
+        this.parent = Objects.requireNonNull(parent, "parent");
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.loops = Objects.requireNonNull(loops, "loops");
+        this.relay = Objects.requireNonNull(relay, "relay");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.handoffs = Objects.requireNonNull(handoffs, "handoffs");
+        this.listeners = new SpawnListeners(transport, loops, relay);
+    }
+
+    /**
+     * Opens {@code policy}'s spawn: a fresh directory (0700) under the parent, its socket listening
+     * before this returns, and its door token written when it has a door.
+     *
+     * @param onClose told once the spawn closed, whatever closed it
+     */
+    public BoundSpawn bind(SpawnPolicy policy, Consumer<BoundSpawn> onClose) throws IOException {
+        SpawnPorts ports = new SpawnPorts(
+                policy.effectiveProxyPort(),
+                forwardPorts(policy),
+                policy.door().map(SpawnPolicy.Door::port).orElse(0),
+                policy.named().stream().map(SpawnPolicy.Named::address).toList());
+        Optional<DoorToken> token = policy.door().isPresent()
+                ? Optional.of(DoorToken.mint(policy.door().get().tokenFile(), policy.peerUid(), random))
+                : Optional.empty();
+        try {
+            SpawnParts parts =
+                    new SpawnParts(policy, new DefaultChannelGroup("spawn-" + policy.id(), loops.next()), token);
+            SpawnSocket.Context context = new SpawnSocket.Context(
+                    policy.id(),
+                    policy.peerUid(),
+                    ports.wanted(),
+                    Math.toIntExact(relay.current().get().headerTimeoutMillis()),
+                    transport,
+                    loops,
+                    handoffs,
+                    relay.decisions(),
+                    relay.clock(),
+                    relay.ids()::incrementAndGet);
+            BoundSpawn spawn = new BoundSpawn(parts, ports, token, parent, context, this::adopt, onClose);
+            spawn.handedOver().exceptionally(failure -> {
+                if (failure instanceof HandoffRefused || failure.getCause() instanceof HandoffRefused) {
+                    closeRefused(spawn);
+                }
+                return null;
+            });
+            return spawn;
+        } catch (IOException | RuntimeException e) {
+            if (token.isPresent()) {
+                token.get().remove();
+            }
+            throw e;
+        }
+    }
+
+    private static Set<Integer> forwardPorts(SpawnPolicy policy) {
+        Set<Integer> ports = new TreeSet<>();
+        policy.forwards().forEach(entry -> ports.add(entry.target().port()));
+        return ports;
+    }
+
+    /** Accepts on the checked sockets of a hand-over; off the event loops (it waits for the registrations). */
+    private Optional<String> adopt(BoundSpawn spawn, Receiver.Accepted accepted) {
+        return listeners.adopt(
+                spawn.parts(),
+                accepted,
+                servers -> spawn.listening(servers, accepted.namespace()),
+                (socket, why) -> broken(spawn, socket, why));
+    }
+
+    /**
+     * A refused hand-over used up the spawn socket, so the spawn can never serve: it is closed (its
+     * id free again, its door token removed), off the event loop that refused it.
+     */
+    private void closeRefused(BoundSpawn spawn) {
+        try {
+            handoffs.execute(spawn::close);
+        } catch (RejectedExecutionException closing) {
+            // The relay is closing, and closes every spawn itself.
+        }
+    }
+
+    /**
+     * A handed-over socket of {@code spawn} stopped accepting (SPEC R4): the spawn is marked broken
+     * and its sockets closed, with one warning, one decision line ({@code listener-broken}) and
+     * one count, however many of its sockets stop together.
+     */
+    private void broken(BoundSpawn spawn, Handoff.Socket socket, String why) {
+        if (!spawn.broke(socket + ": " + why)) {
+            return;
+        }
+        metrics.listenerBroken();
+        log.atWarn()
+                .addKeyValue("spawn", spawn.id())
+                .addKeyValue("socket", socket.toString())
+                .log(
+                        "spawn {}: its {} socket stopped accepting: {}; the spawn is broken: its sockets are closed and"
+                                + " it takes no new connection until it is closed",
+                        spawn.id(),
+                        socket,
+                        why);
+        ConnectionRecord record =
+                ConnectionRecord.detached(spawn.id(), relay.ids().incrementAndGet(), relay.clock(), relay.decisions());
+        record.kind("listener");
+        record.target(socket.kind().label() + ":" + Handoff.text(socket.address()));
+        record.fail(DenyCode.LISTENER_BROKEN);
+        record.finish();
+    }
+}
