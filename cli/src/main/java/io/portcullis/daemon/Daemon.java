@@ -105,21 +105,30 @@ public final class Daemon implements AutoCloseable {
      */
     public static Daemon start(Relay relay, Path control, HostConfigSource hosts, Settings settings)
             throws IOException {
+        return start(relay, control, hosts, settings, Routes.of(Objects.requireNonNull(relay, "relay")));
+    }
+
+    /**
+     * As {@link #start(Relay, Path, HostConfigSource, Settings)}, answering the operator's routes
+     * from {@code routes} (tests count them).
+     */
+    static Daemon start(Relay relay, Path control, HostConfigSource hosts, Settings settings, Routes routes)
+            throws IOException {
         Objects.requireNonNull(relay, "relay");
         Objects.requireNonNull(control, "control");
         Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(routes, "routes");
         try {
-            return listen(relay, control, Objects.requireNonNull(hosts, "hosts"), settings);
+            return listen(relay, control, Objects.requireNonNull(hosts, "hosts"), settings, routes);
         } catch (IOException | RuntimeException e) {
             settings.namespaces().close();
             throw e;
         }
     }
 
-    private static Daemon listen(Relay relay, Path control, HostConfigSource hosts, Settings settings)
+    private static Daemon listen(Relay relay, Path control, HostConfigSource hosts, Settings settings, Routes routes)
             throws IOException {
         Control api = new Control(relay, hosts, InstantSource.system());
-        Routes routes = new Routes(relay);
         ControlSocket.clear(control);
         ControlPeers peers = new ControlPeers(ControlSocket.ownUid(), settings.namespaces(), ControlPeer::read);
         ConnectionGate gate = new ConnectionGate("control socket", settings.limits());
