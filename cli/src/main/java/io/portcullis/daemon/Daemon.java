@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * Many spawns in one relay, driven over a unix control socket (SPEC R5): HTTP/1.1 with JSON,
  * mode 0600, and only peers with the daemon's own uid in its own network namespace, or one the
  * operator listed ({@link ControlPeers}); at most {@link ListenerLimits#connections()} of them at
- * once, each exchange within its deadline. Nothing listens on TCP. The daemon owns its relay:
+ * once, each carrying one request and its answer within the deadlines ({@link ConnectionGate}).
+ * Nothing listens on TCP. The daemon owns its relay:
  * {@link #close()} closes every spawn, removing its directory, and removes the control socket.
  *
  * <p>Routes: {@code POST /spawns}, {@code GET /spawns}, {@code GET /spawns/{id}},
@@ -152,8 +153,8 @@ public final class Daemon implements AutoCloseable {
                                 channel.pipeline()
                                         .addLast(
                                                 new HttpServerCodec(),
-                                                new HttpObjectAggregator(MAX_BODY_BYTES),
                                                 gate.exchange(),
+                                                new HttpObjectAggregator(MAX_BODY_BYTES),
                                                 new ControlHandler(api, routes, thread));
                             }
                         }
