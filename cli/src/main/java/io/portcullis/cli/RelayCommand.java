@@ -99,7 +99,7 @@ final class RelayCommand implements Callable<Integer> {
         try {
             relay = ConfigFiles.relay(host, parent).start();
             try {
-                listener = service.listen(new Routes(relay));
+                listener = service.listen(Routes.of(relay));
             } catch (IOException | RuntimeException e) {
                 relay.close();
                 throw e;

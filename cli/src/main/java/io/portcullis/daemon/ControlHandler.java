@@ -5,7 +5,6 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.portcullis.relay.ops.Replies;
 import io.portcullis.relay.ops.Reply;
@@ -40,14 +39,12 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
         if (request.decoderResult().isFailure()) {
             Replies.write(
                     ctx,
                     Reply.errors(
                             HttpResponseStatus.BAD_REQUEST,
                             List.of("request: " + request.decoderResult().cause() + " (expected: HTTP/1.1)")),
-                    false,
                     false);
             return;
         }
@@ -56,7 +53,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         Optional<CompletableFuture<Reply>> operator = routes.answer(method, path);
         if (operator.isPresent()) {
             operator.get().thenAccept(answer -> logAnswer(method, path, answer));
-            Replies.write(ctx, operator.get(), keepAlive, method.equals(HttpMethod.HEAD));
+            Replies.write(ctx, operator.get(), method.equals(HttpMethod.HEAD));
             return;
         }
         String body = request.content().toString(StandardCharsets.UTF_8);
@@ -74,9 +71,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             });
         } catch (RejectedExecutionException closing) {
             reply.complete(Reply.errors(HttpResponseStatus.SERVICE_UNAVAILABLE, List.of("daemon: closing")));
-            keepAlive = false;
         }
-        Replies.write(ctx, reply, keepAlive, false);
+        Replies.write(ctx, reply, false);
     }
 
     private static void logAnswer(HttpMethod method, String path, Reply answer) {

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * Many spawns in one relay, driven over a unix control socket (SPEC R5): HTTP/1.1 with JSON,
  * mode 0600, and only peers with the daemon's own uid in its own network namespace, or one the
  * operator listed ({@link ControlPeers}); at most {@link ListenerLimits#connections()} of them at
- * once, each exchange within its deadline. Nothing listens on TCP. The daemon owns its relay:
+ * once, each carrying one request and its answer within the deadlines ({@link ConnectionGate}).
+ * Nothing listens on TCP. The daemon owns its relay:
  * {@link #close()} closes every spawn, removing its directory, and removes the control socket.
  *
  * <p>Routes: {@code POST /spawns}, {@code GET /spawns}, {@code GET /spawns/{id}},
@@ -105,21 +106,30 @@ public final class Daemon implements AutoCloseable {
      */
     public static Daemon start(Relay relay, Path control, HostConfigSource hosts, Settings settings)
             throws IOException {
+        return start(relay, control, hosts, settings, Routes.of(Objects.requireNonNull(relay, "relay")));
+    }
+
+    /**
+     * As {@link #start(Relay, Path, HostConfigSource, Settings)}, answering the operator's routes
+     * from {@code routes} (tests count them).
+     */
+    static Daemon start(Relay relay, Path control, HostConfigSource hosts, Settings settings, Routes routes)
+            throws IOException {
         Objects.requireNonNull(relay, "relay");
         Objects.requireNonNull(control, "control");
         Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(routes, "routes");
         try {
-            return listen(relay, control, Objects.requireNonNull(hosts, "hosts"), settings);
+            return listen(relay, control, Objects.requireNonNull(hosts, "hosts"), settings, routes);
         } catch (IOException | RuntimeException e) {
             settings.namespaces().close();
             throw e;
         }
     }
 
-    private static Daemon listen(Relay relay, Path control, HostConfigSource hosts, Settings settings)
+    private static Daemon listen(Relay relay, Path control, HostConfigSource hosts, Settings settings, Routes routes)
             throws IOException {
         Control api = new Control(relay, hosts, InstantSource.system());
-        Routes routes = new Routes(relay);
         ControlSocket.clear(control);
         ControlPeers peers = new ControlPeers(ControlSocket.ownUid(), settings.namespaces(), ControlPeer::read);
         ConnectionGate gate = new ConnectionGate("control socket", settings.limits());
@@ -143,8 +153,8 @@ public final class Daemon implements AutoCloseable {
                                 channel.pipeline()
                                         .addLast(
                                                 new HttpServerCodec(),
-                                                new HttpObjectAggregator(MAX_BODY_BYTES),
                                                 gate.exchange(),
+                                                new HttpObjectAggregator(MAX_BODY_BYTES),
                                                 new ControlHandler(api, routes, thread));
                             }
                         }

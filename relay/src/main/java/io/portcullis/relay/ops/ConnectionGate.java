@@ -5,8 +5,12 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -18,15 +22,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The connection cap and the exchange deadline of one operator's listener ({@link ListenerLimits}).
- * At the cap, a new connection takes the place of the held one that has waited longest for a
- * request (a slow or silent client, never one whose request is being answered); when every held
- * connection is being answered, the new one is closed at once. So a flood of slow clients holds
- * no more than the cap, and a probe that sends its request at once still gets its answer.
+ * The connection cap and the one exchange of each connection of an operator's listener
+ * ({@link ListenerLimits}). At the cap, a new connection takes the place of the held one that has
+ * waited longest for its request (a slow or silent client, never one whose request is being
+ * answered); when every held connection is being answered, the new one is closed at once. So a
+ * flood of slow clients holds no more than the cap, and a probe that sends its request at once
+ * still gets its answer.
+ *
+ * <p>A connection carries one request and one answer, then it is closed: what a client can make
+ * the listener hold is one request and one answer, for at most twice the deadline and the time the
+ * daemon takes to answer, however it sends.
  *
  * <pre>{@code
  * if (gate.admit(channel)) {
- *     pipeline.addLast(new HttpServerCodec(), new HttpObjectAggregator(max), gate.exchange(), handler);
+ *     pipeline.addLast(new HttpServerCodec(), gate.exchange(), new HttpObjectAggregator(max), handler);
  * }
  * }</pre>
  */
@@ -81,7 +90,11 @@ public final class ConnectionGate {
         return held.size();
     }
 
-    /** The handler that keeps the deadline of an admitted channel, after the request aggregator. */
+    /**
+     * The handler that keeps the exchange of an admitted channel: between the codec and the
+     * aggregator, so that it sees the end of the request and every answer, the aggregator's own
+     * ({@code 100 Continue}, {@code 413}) too.
+     */
     public ChannelHandler exchange() {
         return new Exchange();
     }
@@ -95,19 +108,20 @@ public final class ConnectionGate {
         waiting.remove(channel);
     }
 
-    private synchronized void waitingAgain(Channel channel) {
-        if (held.contains(channel)) {
-            waiting.add(channel);
-        }
-    }
-
     /**
-     * One connection's deadline: armed when the handler is added and again when an answer is
-     * written, stopped when a complete request arrives, armed again once the answer is sent (the
-     * keep-alive wait and the next request share one deadline).
+     * One connection's exchange. The deadline runs from the accept to the end of the request. The
+     * end of the request stops the reading: nothing more is read from the socket, and a request
+     * already read behind it (pipelined) is dropped unanswered. The time the answer takes to make
+     * is the daemon's own. The answer (the first final response: a {@code 100 Continue} is not
+     * one) says {@code Connection: close}, has the deadline again to be sent, and the connection
+     * is closed once it is sent, or at that deadline. An answer before the end of the request (the
+     * aggregator's {@code 413}) ends the exchange the same way.
      */
     private final class Exchange extends ChannelDuplexHandler {
         private ScheduledFuture<?> timer;
+        private boolean reading = true;
+        private boolean answered;
+        private boolean dropped;
 
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
@@ -116,27 +130,35 @@ public final class ConnectionGate {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof HttpRequest) {
+            if (!reading) {
+                if (!dropped) {
+                    dropped = true;
+                    log.debug("{}: requests sent behind the one being answered are dropped", name);
+                }
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            if (msg instanceof LastHttpContent) {
                 cancel();
-                answering(ctx.channel());
+                stopReading(ctx);
             }
             ctx.fireChannelRead(msg);
         }
 
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            if (!(msg instanceof HttpResponse)) {
+            if (answered
+                    || !(msg instanceof HttpResponse response)
+                    || response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
                 ctx.write(msg, promise);
                 return;
             }
-            arm(ctx, "answer");
+            answered = true;
+            stopReading(ctx);
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            arm(ctx, "answer sent");
             ChannelPromise sent = promise.unvoid();
-            sent.addListener(done -> {
-                if (done.isSuccess() && ctx.channel().isActive()) {
-                    arm(ctx, "request");
-                    waitingAgain(ctx.channel());
-                }
-            });
+            sent.addListener(done -> ctx.close());
             ctx.write(msg, sent);
         }
 
@@ -151,13 +173,27 @@ public final class ConnectionGate {
             cancel();
         }
 
+        /**
+         * Auto-read off, and a handler in front of the codec that swallows the reads the codec and
+         * the aggregator still ask for while they hold part of a next request.
+         */
+        private void stopReading(ChannelHandlerContext ctx) {
+            if (!reading) {
+                return;
+            }
+            reading = false;
+            answering(ctx.channel());
+            ctx.channel().config().setAutoRead(false);
+            ctx.pipeline().addFirst(new Shut());
+        }
+
         private void arm(ChannelHandlerContext ctx, String awaited) {
             cancel();
             timer = ctx.executor()
                     .schedule(
                             () -> {
                                 log.debug(
-                                        "{}: no complete {} within {} ms; closed",
+                                        "{}: no {} within {} ms; closed",
                                         name,
                                         awaited,
                                         limits.deadline().toMillis());
@@ -172,6 +208,17 @@ public final class ConnectionGate {
                 timer.cancel(false);
                 timer = null;
             }
+        }
+    }
+
+    /** In front of the codec once the exchange has its request: no read reaches the socket, nothing read is kept. */
+    private static final class Shut extends ChannelDuplexHandler {
+        @Override
+        public void read(ChannelHandlerContext ctx) {}
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg);
         }
     }
 }

@@ -6,10 +6,11 @@ import java.time.Duration;
 
 /**
  * How much an operator's listener (the metrics listener, the daemon's control socket) lets its
- * clients hold (SPEC R5, R43): at most {@code connections} open at once, and {@code deadline} for
- * each exchange, from the connection's accept (or the end of the previous answer) to the complete
- * request, and again from the answer's first write to its last byte sent. Each byte does not
- * reset it, so a client that trickles its request is closed all the same.
+ * clients hold (SPEC R5, R43): at most {@code connections} open at once, each carrying one request
+ * and its answer ({@link ConnectionGate}), and {@code deadline} from the connection's accept to the
+ * complete request, and again from the answer's first write to its last byte sent. Each byte does
+ * not reset it, so a client that trickles its request, or reads nothing of its answer, is closed
+ * all the same.
  *
  * @param connections 1 to {@link Descriptors#LISTENER_CONNECTIONS}, which the relay's descriptor
  *     budget keeps apart for each listener

@@ -69,8 +69,8 @@ public final class MetricsListener implements AutoCloseable {
                             channel.pipeline()
                                     .addLast(
                                             new HttpServerCodec(),
-                                            new HttpObjectAggregator(MAX_REQUEST_BYTES),
                                             gate.exchange(),
+                                            new HttpObjectAggregator(MAX_REQUEST_BYTES),
                                             new OpsHandler(routes));
                         }
                     }

@@ -7,7 +7,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +31,6 @@ final class OpsHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     Reply.errors(
                             BAD_REQUEST,
                             List.of("request: " + request.decoderResult().cause() + " (expected: HTTP/1.1)")),
-                    false,
                     false);
             return;
         }
@@ -45,7 +43,7 @@ final class OpsHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         HttpMethod method = request.method();
         reply.thenAccept(answer -> log.debug(
                 "metrics listener: {} {}: {}", method, path, answer.status().code()));
-        Replies.write(ctx, reply, HttpUtil.isKeepAlive(request), method.equals(HttpMethod.HEAD));
+        Replies.write(ctx, reply, method.equals(HttpMethod.HEAD));
     }
 
     @Override

@@ -58,7 +58,7 @@ class MetricsListenerTest {
     }
 
     private MetricsListener listen(InetAddress address, Relay relay) throws Exception {
-        MetricsListener listener = MetricsListener.start(new InetSocketAddress(address, 0), new Routes(relay));
+        MetricsListener listener = MetricsListener.start(new InetSocketAddress(address, 0), Routes.of(relay));
         closing.add(listener);
         return listener;
     }
@@ -144,7 +144,7 @@ class MetricsListenerTest {
         MetricsListener first = listen(InetAddress.getLoopbackAddress(), relay);
 
         Exception e = org.junit.jupiter.api.Assertions.assertThrows(
-                java.io.IOException.class, () -> MetricsListener.start(first.address(), new Routes(relay)));
+                java.io.IOException.class, () -> MetricsListener.start(first.address(), Routes.of(relay)));
 
         assertTrue(e.getMessage().startsWith("--metrics-listen: " + first.text() + ": "), e.getMessage());
         assertFalse(e.getMessage().isBlank());
