@@ -1,5 +1,4 @@
 import io.portcullis.cli.Main;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,23 +11,33 @@ import picocli.CommandLine;
 import picocli.codegen.docgen.manpage.ManPageGenerator;
 
 /**
- * Writes the distribution's bash completion and manual pages from the CLI's picocli model:
- * {@code java -cp RELAY_CLASSPATH:TOOLS DocGen.java OUT}, giving {@code OUT/bash-completion/portcullis}
- * and {@code OUT/man1/portcullis*.1}. picocli writes the completion script and each page as
- * AsciiDoc; Asciidoctor's manpage backend turns the AsciiDoc into troff (decision D42).
+ * Writes the distribution's shell completion and section-1 manual pages from the CLI's picocli
+ * model: {@code java -cp CLI_CLASSPATH:TOOLS DocGen.java OUT ENTRY_HELP DOCDIR}, giving
+ * {@code OUT/bash-completion/portcullis}, {@code OUT/zsh/_portcullis} and
+ * {@code OUT/man1/portcullis*.1}. ENTRY_HELP is the text of {@code portcullis entry --help}: the
+ * entry is a program of its own (the netns-entry jar), and its options join the model here
+ * ({@link EntryOptions}). DOCDIR is where the installed documentation is: a page's {@code
+ * docs/NAME.md} becomes {@code DOCDIR/NAME.md}. picocli writes the bash script and each page as
+ * AsciiDoc; Asciidoctor's manpage backend turns the AsciiDoc into troff (decision D42); the zsh
+ * script is {@link ZshCompletion}'s (decision D72).
  */
 void main(String[] args) throws IOException {
-    if (args.length != 1) {
-        throw new IllegalArgumentException("args: " + args.length + " (expected: OUT, one folder)");
+    if (args.length != 3) {
+        throw new IllegalArgumentException("args: " + args.length + " (expected: OUT ENTRY_HELP DOCDIR)");
     }
     Path out = Path.of(args[0]);
+    String docDir = args[2];
     CommandLine cli = Main.commandLine();
+    EntryOptions.addTo(cli.getSubcommands().get("entry").getCommandSpec(), Files.readString(Path.of(args[1])));
     // A synopsis wrapped at 80 columns may break inside a label (ADDRESS:PORT); man wraps it anyway.
     cli.setUsageHelpWidth(200);
 
-    Path completion = out.resolve("bash-completion").resolve("portcullis");
-    Files.createDirectories(completion.getParent());
-    Files.writeString(completion, AutoComplete.bash("portcullis", cli));
+    Path bash = out.resolve("bash-completion").resolve("portcullis");
+    Files.createDirectories(bash.getParent());
+    Files.writeString(bash, AutoComplete.bash("portcullis", cli));
+    Path zsh = out.resolve("zsh").resolve("_portcullis");
+    Files.createDirectories(zsh.getParent());
+    Files.writeString(zsh, installedDocs(ZshCompletion.script(cli), docDir));
 
     Path adoc = Files.createDirectories(out.resolve("adoc"));
     int status = ManPageGenerator.generateManPage(adoc.toFile(), null, new boolean[0], true, cli.getCommandSpec());
@@ -45,7 +54,7 @@ void main(String[] args) throws IOException {
                 .mkDirs(true)
                 .build();
         for (Path page : pages.filter(p -> p.toString().endsWith(".adoc")).sorted().toList()) {
-            Files.writeString(page, escapeRoles(Files.readString(page)));
+            Files.writeString(page, seeAlso(installedDocs(escapeRoles(Files.readString(page)), docDir), docDir));
             asciidoctor.convertFile(page.toFile(), options);
         }
     }
@@ -57,4 +66,16 @@ void main(String[] args) throws IOException {
  */
 String escapeRoles(String adoc) {
     return adoc.replace("]_", "]{empty}_");
+}
+
+/** A page names the documentation where it is installed: a repository path means nothing there. */
+String installedDocs(String adoc, String docDir) {
+    return adoc.replaceAll("\\bdocs/([a-z-]+\\.md)", docDir + "/$1");
+}
+
+/** Every page ends with the other pages and the documentation's folder. */
+String seeAlso(String adoc, String docDir) {
+    return adoc.stripTrailing()
+            + "\n\n== See Also\n\n*portcullis*(1), *portcullis-spawn.json*(5), *portcullis-host.json*(5); "
+            + "the documentation in " + docDir + "/\n";
 }

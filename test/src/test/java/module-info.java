@@ -5,6 +5,7 @@
  */
 module io.portcullis.test {
     requires io.portcullis.wire;
+    requires java.compiler;
     requires io.portcullis.owner;
     requires io.portcullis.relay;
     requires io.portcullis.world;

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,9 +31,18 @@ final class ServiceOptions {
             names = "--log-level",
             paramLabel = "LEVEL",
             defaultValue = "info",
+            completionCandidates = Levels.class,
             description = "The operational log's level: error, warn, info or debug; default: ${DEFAULT-VALUE}. "
                     + "One JSON object per line on standard error.")
     String logLevel;
+
+    /** The values of {@code --log-level}, for the shells' completion (packaging/docgen). */
+    static final class Levels implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return List.of("error", "warn", "info", "debug").iterator();
+        }
+    }
 
     @Option(
             names = "--metrics-listen",

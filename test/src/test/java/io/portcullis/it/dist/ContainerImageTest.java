@@ -17,6 +17,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * packaging/Dockerfile built from the distribution tarball, on the glibc base that
@@ -137,6 +139,70 @@ class ContainerImageTest {
         } finally {
             docker("rm", "-f", container);
         }
+    }
+
+    /**
+     * Issue 25 (#13): the image published a port nothing listened on, and had no health check. It
+     * publishes none (its metrics listener is on loopback of the network it runs in, the host's),
+     * and its HEALTHCHECK asks /healthz wherever the daemon's --metrics-listen put the listener:
+     * docker finds the daemon healthy, and unhealthy, saying why, when it serves no /healthz.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "the image's command, '', healthy, 'healthy: GET /healthz on 127.0.0.1:9464 answered HTTP/1.1 200'",
+        "another metrics port, '--metrics-listen 9555', healthy, 'healthy: GET /healthz on 9555 answered HTTP/1.1 200'",
+        "no metrics listener, '', unhealthy, 'unhealthy: the daemon runs without --metrics-listen'",
+    })
+    void itsHealthCheckAsksTheDaemonsMetricsListener(String name, String metrics, String health, String says)
+            throws Exception {
+        Path etc = Files.createDirectories(dir.resolve("etc-" + health + metrics.hashCode()));
+        Files.writeString(etc.resolve("host.json"), "{}");
+        List<String> argv = new ArrayList<>(List.of(
+                "run",
+                "-d",
+                "--network",
+                "none",
+                "--health-interval",
+                "1s",
+                "--health-start-period",
+                "1s",
+                "-v",
+                etc + ":/etc/portcullis:ro",
+                IMAGE));
+        if (!metrics.isEmpty() || health.equals("unhealthy")) {
+            argv.addAll(List.of(
+                    "daemon", "--host", "/etc/portcullis/host.json", "--control", "/run/portcullis/control.sock"));
+            argv.addAll(metrics.isEmpty() ? List.of() : List.of(metrics.split(" ")));
+        }
+        Run started = docker(withRights(argv.toArray(String[]::new)));
+        assertEquals(0, started.exit(), started.toString());
+        String container = started.out().strip();
+        try {
+            String status = "";
+            for (int i = 0; i < 600 && !status.startsWith(health + " "); i++) {
+                Thread.sleep(100);
+                status = docker(
+                                "inspect",
+                                "-f",
+                                "{{.State.Health.Status}} {{range .State.Health.Log}}{{.Output}}{{end}}",
+                                container)
+                        .out();
+            }
+            assertTrue(status.startsWith(health + " ") && status.contains(says), status);
+        } finally {
+            docker("rm", "-f", container);
+        }
+    }
+
+    @Test
+    void itPublishesNoPortAndChecksItsHealthItself() throws Exception {
+        assertEquals(
+                "null\n",
+                docker("image", "inspect", "-f", "{{json .Config.ExposedPorts}}", IMAGE)
+                        .out());
+        String check = docker("image", "inspect", "-f", "{{json .Config.Healthcheck}}", IMAGE)
+                .out();
+        assertTrue(check.contains("/opt/portcullis/lib/portcullis/container-healthcheck"), check);
     }
 
     /** The container's pid 1 as it sees itself: /proc/1/status, field by field. */

@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -119,6 +120,62 @@ class DistributionTest {
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.out().contains("HTTP 200"), run.out());
         assertFalse(run.err().contains("Exception") || run.err().contains("Error:"), run.err());
+    }
+
+    /** Issue 25 (#13): SHA256SUMS beside the artefacts names each of them, and sha256sum -c agrees. */
+    @Test
+    void theChecksumsBesideTheArtefactsMatchThem() throws Exception {
+        Path folder = installed.tarball().getParent();
+        String sums = Files.readString(folder.resolve("SHA256SUMS"));
+        for (Path artefact : List.of(installed.tarball(), installed.deb())) {
+            assertTrue(
+                    sums.matches("(?s)(.*\\n)?[0-9a-f]{64}  "
+                            + Pattern.quote(artefact.getFileName().toString()) + "\n.*"),
+                    sums);
+        }
+        ProcessBuilder check =
+                new ProcessBuilder("sha256sum", "--check", "--strict", "SHA256SUMS").directory(folder.toFile());
+        Run run = Run.of(check, "", 60);
+        assertEquals(0, run.exit(), run.toString());
+        assertEquals(2, run.out().lines().filter(line -> line.endsWith(": OK")).count(), run.toString());
+    }
+
+    /**
+     * Issue 25 (#14): the runtime holds the modules Portcullis uses and no other: those jdeps finds
+     * less java.desktop (decision D72), and jdk.net and jdk.naming.dns (D40). A new dependency that
+     * needs another module fails here first; decide, then add it.
+     */
+    @Test
+    void theRuntimeHoldsOnlyTheModulesPortcullisUses() throws Exception {
+        Run run = Run.of(
+                installed.command(List.of(
+                        installed
+                                .prefix()
+                                .resolve("lib/portcullis/runtime/bin/java")
+                                .toString(),
+                        "--list-modules")),
+                "",
+                30);
+        assertEquals(0, run.exit(), run.toString());
+        List<String> modules =
+                run.out().lines().map(line -> line.replaceFirst("@.*", "")).toList();
+        assertEquals(
+                List.of(
+                        "java.base",
+                        "java.logging",
+                        "java.management",
+                        "java.naming",
+                        "java.security.jgss",
+                        "java.security.sasl",
+                        "java.sql",
+                        "java.transaction.xa",
+                        "java.xml",
+                        "jdk.jfr",
+                        "jdk.management",
+                        "jdk.naming.dns",
+                        "jdk.net",
+                        "jdk.unsupported"),
+                modules);
     }
 
     private static int freeLoopbackPort() throws Exception {

@@ -56,6 +56,15 @@ final class Installation implements BeforeAllCallback {
         return parts.tarball;
     }
 
+    /** The .deb that scripts/dist.sh made beside the tarball. */
+    Path deb() throws IOException {
+        try (Stream<Path> files = Files.list(parts.tarball.getParent())) {
+            return files.filter(f -> f.getFileName().toString().matches("portcullis_.*_amd64\\.deb"))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no .deb beside " + parts.tarball));
+        }
+    }
+
     /** The folder that is the installed commands' whole PATH. */
     Path path() {
         return parts.path;
