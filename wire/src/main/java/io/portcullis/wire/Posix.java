@@ -534,8 +534,11 @@ public final class Posix {
         }
     }
 
-    /** What statx says of an open file: its type and permission bits, its size and its owner. */
-    public record FileFacts(int mode, long size, int uid) {
+    /**
+     * What statx says of an open file: its type and permission bits, its size, its owner and its
+     * number of names (hard links; 0 once every name is removed).
+     */
+    public record FileFacts(int mode, long size, int uid, long links) {
         private static final int S_IFMT = 0xF000;
         private static final int S_IFREG = 0x8000;
         private static final int S_IFIFO = 0x1000;
@@ -623,10 +626,13 @@ public final class Posix {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment statx = arena.allocate(256, 8);
             check("statx", invoke(Call.STATX, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_BASIC_STATS, statx));
-            // struct statx, the same on every architecture: stx_uid (u32) at 20, stx_mode (u16) at 28,
-            // stx_size at 40
+            // struct statx, the same on every architecture: stx_nlink (u32) at 16, stx_uid (u32) at 20,
+            // stx_mode (u16) at 28, stx_size at 40
             return new FileFacts(
-                    Short.toUnsignedInt(statx.get(JAVA_SHORT, 28)), statx.get(JAVA_LONG, 40), statx.get(JAVA_INT, 20));
+                    Short.toUnsignedInt(statx.get(JAVA_SHORT, 28)),
+                    statx.get(JAVA_LONG, 40),
+                    statx.get(JAVA_INT, 20),
+                    Integer.toUnsignedLong(statx.get(JAVA_INT, 16)));
         }
     }
 
