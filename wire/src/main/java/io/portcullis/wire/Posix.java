@@ -48,6 +48,8 @@ public final class Posix {
     static final int SO_PROTOCOL = 38;
     static final int SO_DOMAIN = 39;
     static final int SO_PEERPIDFD = 77;
+    public static final int IPPROTO_IP = 0;
+    public static final int IP_RECVERR = 11;
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
     static final int SCM_RIGHTS = 1;
@@ -80,6 +82,8 @@ public final class Posix {
     public static final int EINVAL = 22;
     public static final int ENOSYS = 38;
     public static final int ENOPROTOOPT = 92;
+    public static final int SHUT_RD = 0;
+    public static final int SHUT_RDWR = 2;
     static final int CLOSE_RANGE_CLOEXEC = 4;
     static final int SIG_SETMASK = 2;
     static final int IPPROTO_TCP = 6;
@@ -361,6 +365,26 @@ public final class Posix {
             length.set(JAVA_INT, 0, 4);
             check("getsockopt", invoke(Call.GETSOCKOPT, fd, level, name, value, length));
             return value.get(JAVA_INT, 0);
+        }
+    }
+
+    /** Sets an integer socket option. */
+    public static void setIntOption(int fd, int level, int name, int value) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            setInt(arena, fd, level, name, value);
+        }
+    }
+
+    /** Sends {@code data} as one datagram to {@code address} from the unconnected socket {@code fd}. */
+    public static void sendTo(int fd, byte[] data, InetSocketAddress address) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
+            MemorySegment sockaddr = sockaddr(arena, address);
+            long sent = invokeLong(
+                    Call.SEND, fd, buffer, (long) data.length, MSG_NOSIGNAL, sockaddr, (int) sockaddr.byteSize());
+            if (sent < 0) {
+                throw new Failure("sendto", errno());
+            }
         }
     }
 
@@ -663,7 +687,15 @@ public final class Posix {
 
     /** Shuts a socket down both ways; a thread blocked in accept on it returns. */
     public static void shutdownQuietly(int fd) {
-        invoke(Call.SHUTDOWN, fd, 2);
+        shutdownQuietly(fd, SHUT_RDWR);
+    }
+
+    /**
+     * Shuts a socket down {@code how} ({@link #SHUT_RD}, {@link #SHUT_RDWR}), ignoring a failure: on
+     * an unconnected datagram socket Linux answers ENOTCONN but marks the socket shut all the same.
+     */
+    public static void shutdownQuietly(int fd, int how) {
+        invoke(Call.SHUTDOWN, fd, how);
     }
 
     public static void close(int fd) throws Failure {
