@@ -19,6 +19,8 @@ import io.portcullis.wire.Sender;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +42,10 @@ import org.junit.jupiter.api.io.TempDir;
  * copy. Without a check the relay's event loop turned on the socket's hang-up (a core) or accepted,
  * failed and logged again at each turn (55 GB of log). The spawn is marked broken once, with one
  * {@code listener-broken} line, the log stays small, the process idle, and another spawn serves.
+ *
+ * <p>The same for the DNS socket (UDP) of an entry that kept a copy: shut for reading (it then
+ * reports readable with nothing to read) or asked for errors and sent one to a closed port (the
+ * error waits in a queue that no read drains); either turned the event loop at full speed.
  */
 @Timeout(60)
 class ListenerBrokenTest {
@@ -47,6 +53,8 @@ class ListenerBrokenTest {
     private static final int BROKEN = 28180;
 
     private static final int OTHER = 28280;
+    /** Where nothing listens: a datagram sent there comes back as an ICMP error. */
+    private static final int CLOSED = 28380;
     /** How long the relay is watched once the socket stopped. */
     private static final long WATCH_MILLIS = 3000;
 
@@ -91,11 +99,54 @@ class ListenerBrokenTest {
 
             Watched watched = watch(() -> Posix.shutdownQuietly(kept));
 
-            assertBrokenOnce(spawn, watched, "proxy:127.0.0.1:" + BROKEN);
+            assertBrokenOnce(spawn, watched, proxy, "proxy:127.0.0.1:" + BROKEN);
             assertThrows(IOException.class, () -> SpawnClient.open(BROKEN), "nothing listens on the port any more");
         } finally {
             Posix.closeQuietly(kept);
         }
+    }
+
+    /** A DNS socket shut for reading reports readable (and a read hang-up) for ever, with nothing to read. */
+    @Test
+    void aDnsSocketShutForReadingByAnEntryThatKeptACopyBreaksItsSpawnOnce() throws Exception {
+        aDnsSocketOfAnEntryThatKeptACopy("shut", dns -> Posix.shutdownQuietly(dns, Posix.SHUT_RD));
+    }
+
+    /** A DNS socket that holds an error in its error queue reports the error for ever: no read drains it. */
+    @Test
+    void aDnsSocketWithAQueuedErrorByAnEntryThatKeptACopyBreaksItsSpawnOnce() throws Exception {
+        aDnsSocketOfAnEntryThatKeptACopy("errors", dns -> {
+            Posix.setIntOption(dns, Posix.IPPROTO_IP, Posix.IP_RECVERR, 1);
+            Posix.sendTo(dns, new byte[] {1}, new InetSocketAddress(InetAddress.getLoopbackAddress(), CLOSED));
+        });
+    }
+
+    private void aDnsSocketOfAnEntryThatKeptACopy(String id, DnsAction tamper) throws Exception {
+        SpawnHandle spawn = spawn(id);
+        Handoff.Socket proxy = TestEntry.socket(Handoff.Kind.PROXY, BROKEN);
+        Handoff.Socket dns = TestEntry.socket(Handoff.Kind.DNS, 53);
+        int proxyFd = Posix.listenTcp(proxy.address(), 16);
+        int kept = Posix.bindUdp(dns.address());
+        try {
+            assertEquals(
+                    Handoff.ACCEPTED,
+                    Sender.handOver(spawn.socket(), List.of(proxy, dns), new int[] {proxyFd, kept}, 10_000));
+            Posix.closeQuietly(proxyFd);
+            spawn.handedOver().get(5, TimeUnit.SECONDS);
+
+            Watched watched = watch(() -> tamper.run(kept));
+
+            assertBrokenOnce(spawn, watched, dns, "dns:127.0.0.1:53");
+            assertThrows(IOException.class, () -> SpawnClient.open(BROKEN), "the spawn's other sockets are closed");
+        } finally {
+            Posix.closeQuietly(proxyFd);
+            Posix.closeQuietly(kept);
+        }
+    }
+
+    @FunctionalInterface
+    private interface DnsAction {
+        void run(int dns) throws Exception;
     }
 
     @Test
@@ -107,12 +158,13 @@ class ListenerBrokenTest {
 
             Watched watched = watch(() -> assertEquals(0, entry.run("ss", "-K", "state", "listening")));
 
-            assertBrokenOnce(spawn, watched, "proxy:127.0.0.1:" + BROKEN);
+            assertBrokenOnce(spawn, watched, TestEntry.socket(Handoff.Kind.PROXY, BROKEN), "proxy:127.0.0.1:" + BROKEN);
             assertThrows(IOException.class, () -> entry.connect(BROKEN), "nothing listens on the port any more");
         }
     }
 
-    private void assertBrokenOnce(SpawnHandle spawn, Watched watched, String target) throws Exception {
+    private void assertBrokenOnce(SpawnHandle spawn, Watched watched, Handoff.Socket socket, String target)
+            throws Exception {
         assertTrue(
                 watched.log().length() < 4096 && watched.log().lines().count() <= 4,
                 "the log stays small: " + watched.log().length() + " bytes, from\n"
@@ -123,7 +175,7 @@ class ListenerBrokenTest {
                 "the relay idles: " + watched.cpuMillis() + " ms of CPU in " + WATCH_MILLIS + " ms");
         assertEquals(SpawnHandle.State.BROKEN, spawn.state());
         assertTrue(
-                spawn.broken().orElseThrow().startsWith("proxy 127.0.0.1:" + BROKEN + ": "),
+                spawn.broken().orElseThrow().startsWith(socket + ": "),
                 spawn.broken().get());
         List<Decision> broken = decisions.stream()
                 .filter(decision -> decision.code().orElse(null) == DenyCode.LISTENER_BROKEN)

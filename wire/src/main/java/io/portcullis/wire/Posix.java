@@ -48,6 +48,8 @@ public final class Posix {
     static final int SO_PROTOCOL = 38;
     static final int SO_DOMAIN = 39;
     static final int SO_PEERPIDFD = 77;
+    public static final int IPPROTO_IP = 0;
+    public static final int IP_RECVERR = 11;
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
     static final int SCM_RIGHTS = 1;
@@ -80,6 +82,8 @@ public final class Posix {
     public static final int EINVAL = 22;
     public static final int ENOSYS = 38;
     public static final int ENOPROTOOPT = 92;
+    public static final int SHUT_RD = 0;
+    public static final int SHUT_RDWR = 2;
     static final int CLOSE_RANGE_CLOEXEC = 4;
     static final int SIG_SETMASK = 2;
     static final int IPPROTO_TCP = 6;
@@ -364,6 +368,26 @@ public final class Posix {
         }
     }
 
+    /** Sets an integer socket option. */
+    public static void setIntOption(int fd, int level, int name, int value) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            setInt(arena, fd, level, name, value);
+        }
+    }
+
+    /** Sends {@code data} as one datagram to {@code address} from the unconnected socket {@code fd}. */
+    public static void sendTo(int fd, byte[] data, InetSocketAddress address) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
+            MemorySegment sockaddr = sockaddr(arena, address);
+            long sent = invokeLong(
+                    Call.SEND, fd, buffer, (long) data.length, MSG_NOSIGNAL, sockaddr, (int) sockaddr.byteSize());
+            if (sent < 0) {
+                throw new Failure("sendto", errno());
+            }
+        }
+    }
+
     /** The address a socket is bound to; empty when it is not an IPv4 or IPv6 socket. */
     public static Optional<InetSocketAddress> localAddress(int fd) throws Failure {
         try (Arena arena = Arena.ofConfined()) {
@@ -534,8 +558,11 @@ public final class Posix {
         }
     }
 
-    /** What statx says of an open file: its type and permission bits, its size and its owner. */
-    public record FileFacts(int mode, long size, int uid) {
+    /**
+     * What statx says of an open file: its type and permission bits, its size, its owner and its
+     * number of names (hard links; 0 once every name is removed).
+     */
+    public record FileFacts(int mode, long size, int uid, long links) {
         private static final int S_IFMT = 0xF000;
         private static final int S_IFREG = 0x8000;
         private static final int S_IFIFO = 0x1000;
@@ -623,10 +650,13 @@ public final class Posix {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment statx = arena.allocate(256, 8);
             check("statx", invoke(Call.STATX, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_BASIC_STATS, statx));
-            // struct statx, the same on every architecture: stx_uid (u32) at 20, stx_mode (u16) at 28,
-            // stx_size at 40
+            // struct statx, the same on every architecture: stx_nlink (u32) at 16, stx_uid (u32) at 20,
+            // stx_mode (u16) at 28, stx_size at 40
             return new FileFacts(
-                    Short.toUnsignedInt(statx.get(JAVA_SHORT, 28)), statx.get(JAVA_LONG, 40), statx.get(JAVA_INT, 20));
+                    Short.toUnsignedInt(statx.get(JAVA_SHORT, 28)),
+                    statx.get(JAVA_LONG, 40),
+                    statx.get(JAVA_INT, 20),
+                    Integer.toUnsignedLong(statx.get(JAVA_INT, 16)));
         }
     }
 
@@ -657,7 +687,15 @@ public final class Posix {
 
     /** Shuts a socket down both ways; a thread blocked in accept on it returns. */
     public static void shutdownQuietly(int fd) {
-        invoke(Call.SHUTDOWN, fd, 2);
+        shutdownQuietly(fd, SHUT_RDWR);
+    }
+
+    /**
+     * Shuts a socket down {@code how} ({@link #SHUT_RD}, {@link #SHUT_RDWR}), ignoring a failure: on
+     * an unconnected datagram socket Linux answers ENOTCONN but marks the socket shut all the same.
+     */
+    public static void shutdownQuietly(int fd, int how) {
+        invoke(Call.SHUTDOWN, fd, how);
     }
 
     public static void close(int fd) throws Failure {

@@ -44,7 +44,23 @@ class SecretFileTest {
             assertTrue(facts.isRegularFile());
             assertEquals(permissions.charAt(6) == 'r', facts.othersMayRead());
             assertEquals(Files.getAttribute(file, "unix:mode", LinkOption.NOFOLLOW_LINKS), facts.mode(), "mode");
+            assertEquals(1, facts.links(), "names");
             assertArrayEquals(Arrays.copyOf(content, read), Posix.readAtMost(fd, 10));
+        } finally {
+            Posix.close(fd);
+        }
+    }
+
+    @Test
+    void theFactsCountTheFilesNames() throws Exception {
+        Path file = Files.writeString(dir.resolve("secret"), "secret");
+        Files.createLink(dir.resolve("second"), file);
+        int fd = Posix.openSecret(file.toString());
+        try {
+            assertEquals(2, Posix.facts(fd).links());
+            Files.delete(file);
+            Files.delete(dir.resolve("second"));
+            assertEquals(0, Posix.facts(fd).links(), "open, with no name left");
         } finally {
             Posix.close(fd);
         }

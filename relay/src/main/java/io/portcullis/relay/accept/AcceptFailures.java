@@ -9,9 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The failed accepts of one handed-over socket, first in its server channel's pipeline (SPEC R4):
- * a connection's failure is passed over, a shortage pauses accepting on the socket for {@link
- * #PAUSE_MILLIS}, anything else closes the socket's channel saying why ({@link
+ * The failed accepts of one handed-over socket, ahead of Netty's acceptor in its server channel's
+ * pipeline (SPEC R4): a connection's failure is passed over, a shortage pauses accepting on the
+ * socket for {@link #PAUSE_MILLIS}, anything else closes the socket's channel saying why ({@link
  * Transport#stop}). None goes on to Netty's acceptor, which would log each one and, with
  * auto-read already off, accept again at the next event.
  */

@@ -20,10 +20,12 @@ final class UpstreamCredentials {
      * The {@code Proxy-Authorization} value for the credentials in {@code file}.
      *
      * <p>The file is opened without following a link and without waiting on a FIFO, and the open
-     * file itself must be regular, not readable by every user and at most {@value #MAX_BYTES} bytes:
-     * what is checked is what is read, so someone who may write the file's folder can neither have
-     * the relay read another file through a link, nor swap one in after the check, nor hold the
-     * relay's load on a FIFO.
+     * file itself must be regular, not readable by every user, at most {@value #MAX_BYTES} bytes
+     * and of no other name: what is checked is what is read, so someone who may write the file's
+     * folder can neither have the relay read another file through a link, symbolic or hard (a
+     * second name of another file of the relay's uid, whose first line would leave in {@code
+     * Proxy-Authorization}), nor swap one in after the check, nor hold the relay's load on a FIFO.
+     * A file renamed over while it is read has no name left and is still the file checked and read.
      *
      * @throws IllegalArgumentException with an "expected" sentence when the file cannot be read or is wrong
      */
@@ -49,6 +51,10 @@ final class UpstreamCredentials {
             }
             if (!facts.isRegularFile() || facts.size() > MAX_BYTES) {
                 throw tooLarge();
+            }
+            if (facts.links() > 1) {
+                throw new IllegalArgumentException(
+                        "a file of one name (it has " + facts.links() + " hard links: copy it rather than link it)");
             }
             bytes = Posix.readAtMost(fd, MAX_BYTES + 1);
         } catch (Posix.Failure e) {

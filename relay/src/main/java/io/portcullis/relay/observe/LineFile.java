@@ -19,9 +19,9 @@ import java.util.Set;
  * <p>The file is made new ({@code O_EXCL}, 0640: its lines carry argv and cwd; the umask can only
  * narrow that), or, when something is at its name, opened without following a link and without
  * waiting on a FIFO and checked on the descriptor ({@link #refusal}): a regular file of the
- * relay's own uid, mode at most 0640. Whoever may write the log's folder (a sticky /tmp, another
- * uid) could otherwise have the relay append its lines to their file, to a file a link points at,
- * or hang on a FIFO; at start and at every reopen alike.
+ * relay's own uid, mode at most 0640, of one name. Whoever may write the log's folder (a sticky
+ * /tmp, another uid) could otherwise have the relay append its lines to their file, to a file a
+ * link points at (symbolic or hard), or hang on a FIFO; at start and at every reopen alike.
  */
 final class LineFile implements LineOutput {
     static final Set<PosixFilePermission> MODE = PosixFilePermissions.fromString("rw-r-----");
@@ -80,8 +80,10 @@ final class LineFile implements LineOutput {
 
     /**
      * Why an open file may not be the decision log, if it may not: anything but a regular file,
-     * another uid's file ({@code ours} is the relay's effective uid), or one whose mode gives more
-     * than 0640 (group write, anything for others, execute, set-id or sticky bits). Pure.
+     * another uid's file ({@code ours} is the relay's effective uid), one whose mode gives more
+     * than 0640 (group write, anything for others, execute, set-id or sticky bits), or one with a
+     * name besides the log's (a hard link: where {@code fs.protected_hardlinks} is 0, another uid
+     * may link any file of the relay's uid into a sticky folder at the log's name). Pure.
      */
     static Optional<String> refusal(Posix.FileFacts facts, int ours) {
         if (!facts.isRegularFile()) {
@@ -96,6 +98,10 @@ final class LineFile implements LineOutput {
             return Optional.of(String.format(
                     "its mode is %04o (expected: at most 0640: no group write, nothing for others; chmod 0640 it)",
                     facts.permissions()));
+        }
+        if (facts.links() != 1) {
+            return Optional.of("it has " + facts.links() + " names (hard links) (expected: a file of one name;"
+                    + " another name at the log's may be another file of the relay's uid, linked there)");
         }
         return Optional.empty();
     }

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,9 +42,14 @@ import org.slf4j.LoggerFactory;
  * <p>A socket that the entry handed over ({@link #watch}) is closed once the kernel says it can
  * no longer serve: a listening socket that reports a hang-up or an error (another holder shut it
  * down, or {@code ss -K} destroyed it; a listening socket reports neither while it listens), a
- * datagram socket that reports a hang-up (shut down both ways). Netty handles neither: the
- * hang-up alone is no event it reads, and an error makes it accept again, so a level-triggered
- * descriptor that stays in that state would turn its event loop forever.
+ * datagram socket that reports a hang-up, a read hang-up (shut down for reading: it then reports
+ * readable for ever with nothing to read) or an error (only a holder that asked for errors, or
+ * connected it, gives an unconnected datagram socket one, and an error in its error queue stays
+ * reported until a read of that queue, which Netty never makes). Netty handles none of these: the
+ * hang-up alone is no event it reads, and the others make it read or accept again, so a
+ * level-triggered descriptor that stays in that state would turn its event loop for ever. For a
+ * state nobody foresaw, a handed-over socket that wakes its loop too often with nothing to give
+ * is closed too ({@link EmptyWakeups}).
  */
 final class EpollKeepRegistered implements IoHandlerFactory {
     private static final Logger log = LoggerFactory.getLogger(EpollKeepRegistered.class);
@@ -53,10 +59,20 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
     private static final int EPOLLERR = EpollIoOps.EPOLLERR.value();
 
+    private static final int EPOLLRDHUP = EpollIoOps.EPOLLRDHUP.value();
+
+    private static final int EPOLLOUT = EpollIoOps.EPOLLOUT.value();
+
     private final IoHandlerFactory epoll = EpollIoHandler.newFactory();
+    private final LongSupplier nanoTime;
 
     /** The handed-over sockets not registered yet, by their channel's I/O handle, with the events that end them. */
     private final Map<Object, Watched> watched = new ConcurrentHashMap<>();
+
+    /** @param nanoTime the monotonic clock that {@link EmptyWakeups} counts a second on */
+    EpollKeepRegistered(LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
+    }
 
     @Override
     public IoHandler newHandler(ThreadAwareExecutor executor) {
@@ -65,17 +81,28 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
     /**
      * Closes {@code channel}, once registered, when its socket reports one of {@code ending}'s
-     * events, saying why ({@link Transport#stop}).
+     * events, or wakes its loop too often with nothing to give ({@link EmptyWakeups}), saying why
+     * ({@link Transport#stop}). EPOLLRDHUP among {@code ending} is asked for with every interest.
      */
     <C extends Channel> C watch(C channel, int ending) {
         Object handle = channel.unsafe();
-        watched.put(handle, new Watched(channel, ending));
+        EmptyWakeups empty = new EmptyWakeups(nanoTime);
+        channel.pipeline().addFirst(empty);
+        watched.put(handle, new Watched(channel, ending, empty));
         channel.closeFuture().addListener(closed -> watched.remove(handle));
         return channel;
     }
 
-    /** A handed-over socket's channel and the epoll events after which its socket serves no more. */
-    private record Watched(Channel channel, int ending) {}
+    /**
+     * A handed-over socket's channel, the epoll events after which its socket serves no more, and
+     * its count of wake-ups with nothing to give.
+     */
+    private record Watched(Channel channel, int ending, EmptyWakeups empty) {
+        /** The ending events that epoll reports only when asked (it always reports a hang-up and an error). */
+        EpollIoOps asked() {
+            return EpollIoOps.valueOf(ending & EPOLLRDHUP);
+        }
+    }
 
     @Override
     public boolean isChangingThreadSupported() {
@@ -163,7 +190,8 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
         @Override
         public long submit(IoOps ops) {
-            EpollIoOps kept = EpollIoOps.NONE.equals(ops) ? EpollIoOps.EPOLLET : (EpollIoOps) ops;
+            EpollIoOps asked = EpollIoOps.NONE.equals(ops) ? EpollIoOps.EPOLLET : (EpollIoOps) ops;
+            EpollIoOps kept = handle instanceof Ending ending ? asked.with(ending.watch.asked()) : asked;
             if (!handler.executor.isExecutorThread(Thread.currentThread())) {
                 handler.executor.execute(() -> submit(kept));
                 return kept.value();
@@ -224,18 +252,37 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         @Override
         public void handle(IoRegistration registration, IoEvent event) {
             int ops = ((EpollIoEvent) event).ops().value();
-            if ((ops & watch.ending()) == 0) {
-                handle.handle(registration, event);
+            if ((ops & watch.ending()) != 0) {
+                Transport.stop(watch.channel(), stopped(ops & watch.ending()));
                 return;
             }
-            Transport.stop(watch.channel(), stopped(ops));
+            long given = watch.empty().given();
+            handle.handle(registration, event);
+            if ((ops & ~EPOLLOUT) != 0
+                    && watch.empty().given() == given
+                    && watch.channel().isOpen()
+                    && watch.empty().tooMany()) {
+                Transport.stop(
+                        watch.channel(),
+                        "the socket woke the relay more than " + EmptyWakeups.MAX_PER_SECOND
+                                + " times in a second with nothing to accept or read");
+            }
         }
 
+        /** Why the socket ended, from the ending events it reported. */
         private static String stopped(int ops) {
-            String events = ((ops & EPOLLHUP) != 0 ? "a hang-up" : "")
-                    + ((ops & EPOLLHUP) != 0 && (ops & EPOLLERR) != 0 ? " and " : "")
-                    + ((ops & EPOLLERR) != 0 ? "an error" : "");
-            return "the socket reported " + events + " (shut down or destroyed from inside the namespace)";
+            List<String> events = new ArrayList<>();
+            if ((ops & EPOLLHUP) != 0) {
+                events.add("a hang-up");
+            }
+            if ((ops & EPOLLRDHUP) != 0) {
+                events.add("a hang-up for reading");
+            }
+            if ((ops & EPOLLERR) != 0) {
+                events.add("an error");
+            }
+            return "the socket reported " + String.join(" and ", events)
+                    + " (shut down, destroyed or given an error from inside the namespace)";
         }
 
         @Override

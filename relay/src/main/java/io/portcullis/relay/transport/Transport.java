@@ -67,7 +67,7 @@ public record Transport(
 
     public static Transport epoll() {
         Epoll.ensureAvailability();
-        EpollKeepRegistered io = new EpollKeepRegistered();
+        EpollKeepRegistered io = new EpollKeepRegistered(System::nanoTime);
         return new Transport(
                 "epoll",
                 io,
@@ -82,10 +82,17 @@ public record Transport(
                                 EpollKeepRegistered.EPOLLHUP | EpollIoOps.EPOLLERR.value());
                     }
 
-                    /** A datagram socket's error is one datagram's (read once); only a hang-up ends it. */
+                    /**
+                     * Shut down either way, or holding an error (which only a holder that asked for
+                     * errors, or connected it, can give it), a datagram socket serves no more.
+                     */
                     @Override
                     public Channel adoptDatagram(int fd) {
-                        return io.watch(new EpollDatagramChannel(fd), EpollKeepRegistered.EPOLLHUP);
+                        return io.watch(
+                                new EpollDatagramChannel(fd),
+                                EpollKeepRegistered.EPOLLHUP
+                                        | EpollIoOps.EPOLLRDHUP.value()
+                                        | EpollIoOps.EPOLLERR.value());
                     }
                 });
     }

@@ -133,6 +133,19 @@ class UpstreamConfigTest {
         assertTrue(!e.getMessage().contains("mallory") && !e.getMessage().contains("taken"), e.getMessage());
     }
 
+    /**
+     * Where {@code fs.protected_hardlinks} is 0, whoever may write the folder can give another file
+     * of the relay's uid (0600, so every other check passes) the credentials file's name; its first
+     * line would go to the upstream proxy. Root links regardless, so the test makes the link itself.
+     */
+    @Test
+    void aCredentialsFileWithASecondNameIsRefused() throws Exception {
+        Path elsewhere = secret("db:theirs\n");
+        Path file = Files.createLink(dir.resolve("credentials"), elsewhere);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> UpstreamCredentials.read(file));
+        assertEquals("a file of one name (it has 2 hard links: copy it rather than link it)", e.getMessage());
+    }
+
     @Test
     void aCredentialsFileReplacedOnceOpenIsStillTheFileCheckedAndRead() throws Exception {
         Path file = secret("alice:pw\n");

@@ -36,34 +36,38 @@ class LogFileTest {
     @TempDir
     Path dir;
 
-    /** file type | mode | owner -> refused because (empty: accepted). */
-    @ParameterizedTest(name = "{0} {1} uid {2} -> {3}")
+    /** file type | mode | owner | names -> refused because (empty: accepted). */
+    @ParameterizedTest(name = "{0} {1} uid {2} names {3} -> {4}")
     @CsvSource(
             delimiter = '|',
             value = {
-                "regular   | 0640 | 0     | ''",
-                "regular   | 0600 | 0     | ''",
-                "regular   | 0400 | 0     | ''",
-                "regular   | 0000 | 0     | ''",
-                "regular   | 0644 | 0     | its mode is 0644",
-                "regular   | 0660 | 0     | its mode is 0660",
-                "regular   | 0666 | 0     | its mode is 0666",
-                "regular   | 0740 | 0     | its mode is 0740",
-                "regular   | 4640 | 0     | its mode is 4640",
-                "regular   | 1640 | 0     | its mode is 1640",
-                "regular   | 0640 | 65534 | it is owned by uid 65534",
-                "regular   | 0666 | 65534 | it is owned by uid 65534",
-                "fifo      | 0600 | 0     | it is a FIFO",
-                "directory | 0700 | 0     | it is not a regular file",
+                "regular   | 0640 | 0     | 1 | ''",
+                "regular   | 0600 | 0     | 1 | ''",
+                "regular   | 0400 | 0     | 1 | ''",
+                "regular   | 0000 | 0     | 1 | ''",
+                "regular   | 0644 | 0     | 1 | its mode is 0644",
+                "regular   | 0660 | 0     | 1 | its mode is 0660",
+                "regular   | 0666 | 0     | 1 | its mode is 0666",
+                "regular   | 0740 | 0     | 1 | its mode is 0740",
+                "regular   | 4640 | 0     | 1 | its mode is 4640",
+                "regular   | 1640 | 0     | 1 | its mode is 1640",
+                "regular   | 0640 | 65534 | 1 | it is owned by uid 65534",
+                "regular   | 0666 | 65534 | 1 | it is owned by uid 65534",
+                "regular   | 0600 | 0     | 2 | it has 2 names (hard links)",
+                "regular   | 0640 | 0     | 9 | it has 9 names (hard links)",
+                "regular   | 0640 | 0     | 0 | it has 0 names (hard links)",
+                "regular   | 0640 | 65534 | 2 | it is owned by uid 65534",
+                "fifo      | 0600 | 0     | 1 | it is a FIFO",
+                "directory | 0700 | 0     | 1 | it is not a regular file",
             })
-    void whatIsAtTheNameMayBeTheLog(String type, String mode, int uid, String refused) {
+    void whatIsAtTheNameMayBeTheLog(String type, String mode, int uid, long links, String refused) {
         int kind = switch (type) {
             case "regular" -> REGULAR;
             case "fifo" -> FIFO;
             default -> DIRECTORY;
         };
         Optional<String> refusal =
-                LineFile.refusal(new Posix.FileFacts(kind | Integer.parseInt(mode, 8), 0, uid), OURS);
+                LineFile.refusal(new Posix.FileFacts(kind | Integer.parseInt(mode, 8), 0, uid, links), OURS);
         if (refused.isEmpty()) {
             assertEquals(Optional.empty(), refusal);
         } else {
@@ -151,6 +155,27 @@ class LogFileTest {
         IOException refused = assertThrows(IOException.class, () -> LineFile.open(log));
 
         assertTrue(refused.getMessage().contains("it is a link"), refused.getMessage());
+        assertEquals("keep\n", Files.readString(victim));
+    }
+
+    /**
+     * Where {@code fs.protected_hardlinks} is 0, another uid may hard-link any file of the relay's
+     * uid (0600, so every other check passes) into a sticky folder at the log's name, and the relay
+     * appended its lines to it (an {@code authorized_keys}, say). Root links regardless of the
+     * setting, so the test makes the link itself.
+     */
+    @Test
+    void aHardLinkToAnOwnFileIsRefusedAndItsFileLeftAlone() throws IOException {
+        Path victim = Files.writeString(dir.resolve("authorized_keys"), "keep\n");
+        Files.setPosixFilePermissions(victim, PosixFilePermissions.fromString("rw-------"));
+        Path sticky = Files.createDirectory(dir.resolve("tmp"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path log = Files.createLink(sticky.resolve("decisions.jsonl"), victim);
+
+        IOException refused = assertThrows(IOException.class, () -> LineFile.open(log));
+
+        assertTrue(refused.getMessage().startsWith(log + ": refused as the decision log: "), refused.getMessage());
+        assertTrue(refused.getMessage().contains("it has 2 names (hard links)"), refused.getMessage());
         assertEquals("keep\n", Files.readString(victim));
     }
 
