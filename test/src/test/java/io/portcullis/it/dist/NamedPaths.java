@@ -45,6 +45,8 @@ record NamedPaths(Set<String> paths, Set<String> repositoryPaths, Set<String> pa
             Map.entry("/var/log/portcullis/decisions.jsonl", "an example of log.file"),
             Map.entry("/var/run/docker.sock", "Docker's"),
             Map.entry("/proc", "the kernel's"),
+            Map.entry("/proc/PID/ns/net", "the kernel's, an example of --control-netns"),
+            Map.entry("/run/netns/NAME", "ip-netns(8)'s, an example of --control-netns"),
             Map.entry("/tmp", "the host's"),
             Map.entry("/bin/kill", "procps, a dependency of the .deb"),
             Map.entry("/usr/sbin/nologin", "the host's (passwd)"));
