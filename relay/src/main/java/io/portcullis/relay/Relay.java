@@ -180,6 +180,7 @@ public final class Relay implements AutoCloseable {
                 policy.peerUid(),
                 ports.wanted(),
                 Math.toIntExact(shared.current().get().headerTimeoutMillis()),
+                () -> shared.current().get().host().handoff().allowSharedPidNamespace(),
                 transport,
                 loops,
                 handoffs,

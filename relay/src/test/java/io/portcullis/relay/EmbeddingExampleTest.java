@@ -31,7 +31,8 @@ class EmbeddingExampleTest {
         try (Relay relay = Relay.start(host)) { // event loops, DNS, owner check, decision log
             SpawnHandle spawn = relay.open(policy); // a fresh 0700 directory with a 0600 socket
             System.out.println(spawn.socket() + " proxy port " + spawn.proxyPort());
-            // ... start the entry in the spawn's namespace with spawn.socket() and spawn.proxyPort() ...
+            // ... start the entry in the spawn's namespace with spawn.socket() and spawn.proxyPort(),
+            // and spawn.handoffKey() in its PORTCULLIS_HANDOFF_KEY (the environment, never argv) ...
             relay.reload(HostConfigJson.read(hostFile)); // new connections use the file as it is now
             System.out.print(relay.metricsText()); // Prometheus text
             spawn.close(); // its connections end, its directory goes
