@@ -2,7 +2,8 @@
 """standin-relay.py SOCKET: a stand-in relay for training and timing the entry, not a relay.
 
 Takes every hand-over on the unix socket SOCKET, answers "accepted", and closes the sockets it got:
-it checks nothing, so it serves only the AOT training run of ./portcullis and bench/entry-footprint.sh.
+it checks nothing (no key either), so it serves only the AOT training run of ./portcullis and
+bench/entry-footprint.sh.
 """
 import os
 import socket

@@ -35,8 +35,11 @@ import picocli.CommandLine.Spec;
             "",
             "Opens a fresh directory (0700) holding a unix socket (0600) for the spawn's entry, then prints one JSON "
                     + "line when it listens:",
-            "  {\"socket\", \"proxyPort\", \"forwards\", \"door\", \"tokenFile\", \"metrics\"}"
-                    + " (metrics: with --metrics-listen)",
+            "  {\"socket\", \"proxyPort\", \"forwards\", \"door\", \"tokenFile\", \"named\", \"dns\", \"handoffKey\","
+                    + " \"metrics\"} (metrics: with --metrics-listen)",
+            "handoffKey is the spawn's hand-over key: give it to the entry in PORTCULLIS_HANDOFF_KEY, never on a command"
+                    + " line; a connection to the socket without it is turned away. The entry needs a pid namespace of its"
+                    + " own, or another uid, unless the host configuration sets handoff.allowSharedPidNamespace.",
             "It runs until its standard input closes (the wall's lifeline), SIGTERM or SIGINT, then removes the "
                     + "directory. SIGTERM and SIGINT drain first: new connections are refused at once, open ones get "
                     + "--drain seconds to end. One JSON decision line per connection goes to standard error or the "
@@ -145,7 +148,7 @@ final class RelayCommand implements Callable<Integer> {
 
     /** The ready line (SPEC R5), with the metrics listener's address when there is one. */
     static String ready(SpawnHandle handle, Optional<MetricsListener> listener) {
-        ObjectNode line = SpawnJson.ready(handle);
+        ObjectNode line = SpawnJson.opened(handle);
         listener.ifPresent(metrics -> line.put("metrics", metrics.text()));
         return line.toString();
     }

@@ -99,7 +99,7 @@ final class Control {
                     .log("spawn opened");
             ObjectNode answer = SpawnJson.JSON.createObjectNode();
             answer.put("id", handle.id());
-            answer.setAll(SpawnJson.ready(handle));
+            answer.setAll(SpawnJson.opened(handle));
             return Reply.json(CREATED, answer);
         } catch (IllegalStateException e) {
             return Reply.errors(relay.accepting() ? CONFLICT : SERVICE_UNAVAILABLE, List.of(e.getMessage()));

@@ -48,6 +48,17 @@ public final class SpawnJson {
     }
 
     /**
+     * The ready line with the spawn's hand-over key last ({@code "handoffKey"}, 64 hex digits): the
+     * wall's alone, for its entry's {@code PORTCULLIS_HANDOFF_KEY}. Only the ready line of {@code
+     * portcullis relay} and the answer to {@code POST /spawns} carry it; no listing, no log line.
+     */
+    public static ObjectNode opened(SpawnHandle handle) {
+        ObjectNode line = ready(handle);
+        line.put("handoffKey", handle.handoffKey());
+        return line;
+    }
+
+    /**
      * The ready line with the spawn's id first, then its open connections and its state ({@code
      * waiting}, {@code serving}, {@code broken}, {@code stopped}); a broken spawn says why.
      */

@@ -3,6 +3,7 @@ package io.portcullis.launch;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.wire.Handoff;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,7 +82,10 @@ public final class Launch implements AutoCloseable {
                     Files.isDirectory(SHM),
                     shown.stream().filter(Files::isDirectory).toList());
             List<String> argv = sandbox.wrap(entry.argv(spawn, Sandbox.READY_FD, command), ready, resolver, scratch);
-            Process process = io.apply(new ProcessBuilder(argv)).start();
+            ProcessBuilder builder = new ProcessBuilder(argv);
+            // The key rides in the environment, which only this uid and root may read; argv is everyone's.
+            builder.environment().put(Handoff.Key.ENVIRONMENT, spawn.handoffKey());
+            Process process = io.apply(builder).start();
             return new Launch(spawn, ready, written, process);
         } catch (IOException | RuntimeException e) {
             spawn.close();

@@ -26,6 +26,7 @@ import io.portcullis.wire.Sender;
 import io.portcullis.wire.testing.FreePorts;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -135,7 +136,11 @@ class DaemonTest {
             if (entry == null) {
                 entry = closing(RemoteEntry.start());
             }
-            entry.handOver(Path.of(spawn.get("socket").asText()), taken.proxy(), List.of(taken.forward()));
+            entry.handOver(
+                    Path.of(spawn.get("socket").asText()),
+                    spawn.get("handoffKey").asText(),
+                    taken.proxy(),
+                    List.of(taken.forward()));
         }
     }
 
@@ -199,6 +204,11 @@ class DaemonTest {
                         .json()
                         .get("socket")
                         .asText());
+        assertTrue(spawn.get("handoffKey").asText().matches("[0-9a-f]{64}"), spawn.toString());
+        String shown = ControlClient.call(control, "GET", "/spawns/studio").body()
+                + ControlClient.call(control, "GET", "/spawns").body();
+        assertFalse(shown.contains("handoffKey"), "the key is the opener's alone: " + shown);
+        assertFalse(shown.contains(spawn.get("handoffKey").asText()), shown);
 
         assertEquals(
                 204, ControlClient.call(control, "DELETE", "/spawns/studio").status());
@@ -313,10 +323,26 @@ class DaemonTest {
         assertEquals(201, opened.status(), opened.body());
         assertTrue(Files.exists(token));
 
+        // A connection without the key is turned away, and the spawn stays (finding 4 of the review of issue 26).
+        int stranger = Posix.connectUnix(opened.json().get("socket").asText(), 10_000);
+        try {
+            Posix.sendAll(stranger, "GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 0);
+            assertTrue(Sender.answer(stranger, 10_000).startsWith(Handoff.REFUSED));
+        } finally {
+            Posix.closeQuietly(stranger);
+        }
+        assertEquals(200, ControlClient.call(control, "GET", "/spawns/kiosk").status(), "still open");
+        // The wall's own entry with the spawn's key, and no socket: its one hand-over, refused.
         int connection = Posix.connectUnix(opened.json().get("socket").asText(), 10_000);
         String answer;
         try {
-            Posix.sendAll(connection, "GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 0);
+            Handoff.Key key = Handoff.Key.parse(opened.json().get("handoffKey").asText());
+            byte[] header = new Handoff(
+                            key,
+                            List.of(new Handoff.Socket(
+                                    Handoff.Kind.PROXY, new InetSocketAddress(Handoff.IPV4_LOOPBACK, 39080))))
+                    .encode();
+            Posix.sendAll(connection, header, 0);
             answer = Sender.answer(connection, 10_000);
         } finally {
             Posix.closeQuietly(connection);

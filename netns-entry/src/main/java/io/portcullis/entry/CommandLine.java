@@ -1,5 +1,6 @@
 package io.portcullis.entry;
 
+import io.portcullis.wire.Handoff;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -8,10 +9,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 
-/** Parses {@code portcullis entry} arguments, reporting every problem at once. Pure: no I/O. */
+/**
+ * Parses {@code portcullis entry} arguments and its one variable, the spawn's hand-over key,
+ * reporting every problem at once. Pure: no I/O.
+ */
 final class CommandLine {
 
     static final String USAGE = """
@@ -20,6 +25,11 @@ final class CommandLine {
 
             Binds the namespace's listening sockets on 127.0.0.1 (and ::1 when the namespace has it),
             hands them to the relay over its unix socket, announces readiness, then becomes CMD.
+
+            The spawn's hand-over key (handoffKey in the relay's ready line or the daemon's answer)
+            comes in the environment, never on the command line, which every process can read:
+
+              PORTCULLIS_HANDOFF_KEY   64 hex digits; removed before CMD starts
 
               --relay SOCK     the spawn's unix socket, made by the relay
               --proxy-port N   the HTTP proxy port (default 39080); moves up past forwards and the door
@@ -34,8 +44,9 @@ final class CommandLine {
               --version        the version line, as every portcullis command prints it
 
             Exit: the command's own status (the command is this process); without a command, 0 once
-            ready. 2 on a usage error, 125 when a socket cannot be bound or the relay refuses the
-            hand-over, 126/127 when CMD cannot run.
+            ready. 2 on a usage error (PORTCULLIS_HANDOFF_KEY missing or malformed included), 125
+            when a socket cannot be bound or the relay refuses the hand-over, 126/127 when CMD cannot
+            run.
             """;
 
     /** The line {@code --version} prints: the same as {@code portcullis --version} (relay's cli.Main). */
@@ -60,6 +71,7 @@ final class CommandLine {
     }
 
     private final List<String> problems = new ArrayList<>();
+    private Handoff.Key key;
     private Path relay;
     private int proxyPort = EntryOptions.DEFAULT_PROXY_PORT;
     private final List<Integer> forwards = new ArrayList<>();
@@ -71,11 +83,12 @@ final class CommandLine {
 
     private CommandLine() {}
 
-    static Parsed parse(String... args) {
-        return new CommandLine().read(Arrays.asList(args));
+    /** @param environment the entry's environment, of which only {@value Handoff.Key#ENVIRONMENT} is read */
+    static Parsed parse(Map<String, String> environment, String... args) {
+        return new CommandLine().read(Arrays.asList(args), environment);
     }
 
-    private Parsed read(List<String> args) {
+    private Parsed read(List<String> args, Map<String, String> environment) {
         int i = 0;
         while (i < args.size()) {
             String arg = args.get(i++);
@@ -112,9 +125,10 @@ final class CommandLine {
             }
             option(name, value);
         }
+        key(environment.get(Handoff.Key.ENVIRONMENT));
         check();
         return problems.isEmpty()
-                ? new Run(new EntryOptions(relay, proxyPort, forwards, door, named, dns, readyFd, command))
+                ? new Run(new EntryOptions(relay, key, proxyPort, forwards, door, named, dns, readyFd, command))
                 : new Usage(problems);
     }
 
@@ -162,6 +176,20 @@ final class CommandLine {
             problems.add("--relay: " + value + " (expected: at most " + MAX_SOCKET_PATH_BYTES + " bytes)");
         } else {
             relay = Path.of(value);
+        }
+    }
+
+    /** The key as the relay wrote it; a problem never repeats the value, which may be a key. */
+    private void key(String value) {
+        if (value == null) {
+            problems.add(Handoff.Key.ENVIRONMENT + ": not set (expected: the spawn's handoffKey, 64 hex digits,"
+                    + " from the relay's ready line or the daemon's answer)");
+            return;
+        }
+        try {
+            key = Handoff.Key.parse(value);
+        } catch (IllegalArgumentException e) {
+            problems.add(Handoff.Key.ENVIRONMENT + ": " + e.getMessage());
         }
     }
 

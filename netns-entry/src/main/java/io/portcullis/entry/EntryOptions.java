@@ -12,13 +12,14 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * What one entry serves: the relay's socket, the requested proxy port, the forwards, the door, the
+ * What one entry serves: the relay's socket and the spawn's hand-over key, the requested proxy port, the forwards, the door, the
  * named entries' synthetic addresses and the DNS socket (SPEC R24), where
  * the readiness line goes, and the command to run. {@link CommandLine} builds it after checking
  * every argument, so the constructor only guards invariants.
  */
 record EntryOptions(
         Path relay,
+        Handoff.Key key,
         int proxyPort,
         List<Integer> forwards,
         OptionalInt door,
@@ -31,6 +32,7 @@ record EntryOptions(
 
     EntryOptions {
         Objects.requireNonNull(relay, "relay");
+        Objects.requireNonNull(key, "key");
         forwards = List.copyOf(forwards);
         Objects.requireNonNull(door, "door");
         named = List.copyOf(named);

@@ -1,5 +1,6 @@
 package io.portcullis.entry;
 
+import io.portcullis.wire.Handoff;
 import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,7 +13,8 @@ import java.util.TreeMap;
 
 /**
  * The entry becoming the spawn's command (SPEC R21): execve in place, so that the command is the
- * process, with the proxy variables, only fds 0-2, an empty signal mask and no ignored signal.
+ * process, with the proxy variables and without the hand-over key, only fds 0-2, an empty signal
+ * mask and no ignored signal.
  */
 final class Exec {
 
@@ -30,8 +32,7 @@ final class Exec {
 
     /** Replaces this process with {@code command}; returns only when it cannot. */
     static Failure become(List<String> command, int proxyPort) {
-        Map<String, String> environment = new TreeMap<>(System.getenv());
-        environment.putAll(proxyEnvironment(proxyPort));
+        Map<String, String> environment = commandEnvironment(System.getenv(), proxyPort);
         String name = command.getFirst();
         Optional<Path> program = find(name, environment.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
         if (program.isEmpty()) {
@@ -50,6 +51,14 @@ final class Exec {
         Posix.Failure failed = Posix.execve(program.get().toString(), command, pairs);
         return new Failure(
                 failed.errno() == Posix.ENOENT ? NOT_FOUND : CANNOT_EXECUTE, name + ": " + failed.getMessage());
+    }
+
+    /** The command's environment: the entry's, with the proxy variables and without the hand-over key. */
+    static Map<String, String> commandEnvironment(Map<String, String> entry, int proxyPort) {
+        Map<String, String> environment = new TreeMap<>(entry);
+        environment.remove(Handoff.Key.ENVIRONMENT);
+        environment.putAll(proxyEnvironment(proxyPort));
+        return environment;
     }
 
     static Map<String, String> proxyEnvironment(int proxyPort) {

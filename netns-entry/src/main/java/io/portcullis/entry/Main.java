@@ -31,7 +31,7 @@ public final class Main {
     }
 
     static int run(String... args) {
-        return switch (CommandLine.parse(args)) {
+        return switch (CommandLine.parse(System.getenv(), args)) {
             case CommandLine.Help help -> {
                 System.out.print(CommandLine.USAGE);
                 yield 0;
@@ -62,8 +62,8 @@ public final class Main {
         }
         Readiness readiness;
         try (Listeners listeners = Listeners.bind(options.endpoints())) {
-            String answer =
-                    Sender.handOver(options.relay(), listeners.sockets(), listeners.fds(), HANDOFF_TIMEOUT_MILLIS);
+            String answer = Sender.handOver(
+                    options.relay(), options.key(), listeners.sockets(), listeners.fds(), HANDOFF_TIMEOUT_MILLIS);
             if (!answer.equals(Handoff.ACCEPTED)) {
                 System.err.println(PREFIX + "the relay refused the hand-over: " + answer + "; started nothing");
                 return ENTRY_FAILED;

@@ -3,9 +3,11 @@ package io.portcullis.entry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import io.portcullis.wire.Handoff;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -13,14 +15,20 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class CommandLineTest {
+    private static final String KEY = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+    private static final Map<String, String> KEYED = Map.of(Handoff.Key.ENVIRONMENT, KEY);
 
     private static EntryOptions options(String line) {
-        return assertInstanceOf(CommandLine.Run.class, CommandLine.parse(line.split(" ")))
+        return assertInstanceOf(CommandLine.Run.class, CommandLine.parse(KEYED, line.split(" ")))
                 .options();
     }
 
     private static List<String> problems(String... args) {
-        return assertInstanceOf(CommandLine.Usage.class, CommandLine.parse(args))
+        return problems(KEYED, args);
+    }
+
+    private static List<String> problems(Map<String, String> environment, String... args) {
+        return assertInstanceOf(CommandLine.Usage.class, CommandLine.parse(environment, args))
                 .problems();
     }
 
@@ -51,6 +59,7 @@ class CommandLineTest {
         EntryOptions options = options("--relay /run/s.sock --ready-fd 3 -- curl --door 1 -- x");
         assertEquals(List.of("curl", "--door", "1", "--", "x"), options.command());
         assertEquals(Path.of("/run/s.sock"), options.relay());
+        assertEquals(Handoff.Key.parse(KEY), options.key());
         assertEquals(3, options.readyFd().getAsInt());
     }
 
@@ -66,7 +75,7 @@ class CommandLineTest {
             --relay s -- a --version        | run
             """)
     void answersHelpAndVersionUnlessTheyBelongToTheCommand(String line, String expected) {
-        String parsed = switch (CommandLine.parse(line.split(" "))) {
+        String parsed = switch (CommandLine.parse(KEYED, line.split(" "))) {
             case CommandLine.Help help -> "help";
             case CommandLine.Version version -> "version";
             case CommandLine.Run run -> "run";
@@ -113,6 +122,30 @@ class CommandLineTest {
                         "--door: no value (expected: a number)",
                         "--relay: missing (expected: the relay's unix socket path)"),
                 problems("--forward", "70000", "--door"));
+    }
+
+    @Test
+    void helpAndVersionNeedNoKey() {
+        assertEquals(new CommandLine.Help(), CommandLine.parse(Map.of(), "--help"));
+        assertEquals(new CommandLine.Version(), CommandLine.parse(Map.of(), "--version"));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            absent      | PORTCULLIS_HANDOFF_KEY: not set (expected: the spawn's handoffKey, 64 hex digits, from the relay's ready line or the daemon's answer)
+            ''          | PORTCULLIS_HANDOFF_KEY: 0 characters (expected: 64 hex digits)
+            short       | PORTCULLIS_HANDOFF_KEY: 63 characters (expected: 64 hex digits)
+            not hex     | PORTCULLIS_HANDOFF_KEY: a character that is not a hex digit (expected: 64 hex digits)
+            """)
+    void refusesAMissingOrMalformedKeyWithoutRepeatingIt(String key, String problem) {
+        Map<String, String> environment = switch (key) {
+            case "absent" -> Map.of();
+            case "short" -> Map.of(Handoff.Key.ENVIRONMENT, KEY.substring(1));
+            case "not hex" -> Map.of(Handoff.Key.ENVIRONMENT, "z" + KEY.substring(1));
+            default -> Map.of(Handoff.Key.ENVIRONMENT, key);
+        };
+
+        assertEquals(List.of(problem), problems(environment, "--relay", "s"));
     }
 
     @Test

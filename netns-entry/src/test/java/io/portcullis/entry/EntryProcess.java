@@ -7,8 +7,10 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  * only, made by {@code unshare --net}, so fixed ports cannot collide), capturing its output.
  */
 final class EntryProcess {
+    /** The key every {@link TestRelay} expects, which the entry is given unless a test says otherwise. */
+    static final Handoff.Key KEY = Handoff.Key.mint(new SecureRandom());
 
     /** A finished run. */
     record Result(int status, String stdout, String stderr) {
@@ -28,6 +32,7 @@ final class EntryProcess {
     private final List<String> shellPrelude = new ArrayList<>();
     private boolean freshNamespace;
     private boolean loopbackDown;
+    private Optional<String> key = Optional.of(KEY.text());
 
     private EntryProcess(Path dir) {
         this.dir = dir;
@@ -60,6 +65,12 @@ final class EntryProcess {
         return this;
     }
 
+    /** The entry's {@value Handoff.Key#ENVIRONMENT}, or none when empty. */
+    EntryProcess key(Optional<String> key) {
+        this.key = key;
+        return this;
+    }
+
     /** A shell line run before the entry is exec'd, e.g. {@code exec 3>file} to hand it a descriptor. */
     EntryProcess before(String shellLine) {
         shellPrelude.add(shellLine);
@@ -77,8 +88,11 @@ final class EntryProcess {
         command.addAll(List.of("/bin/sh", "-c", script, "sh"));
         command.addAll(javaCommand());
         command.addAll(List.of(args));
-        return new ProcessBuilder(command)
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().remove(Handoff.Key.ENVIRONMENT);
+        key.ifPresent(text -> builder.environment().put(Handoff.Key.ENVIRONMENT, text));
+        return builder.redirectInput(
+                        ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
                 .redirectOutput(dir.resolve("stdout").toFile())
                 .redirectError(dir.resolve("stderr").toFile())
                 .start();

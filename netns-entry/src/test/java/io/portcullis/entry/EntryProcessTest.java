@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.portcullis.wire.Handoff;
 import io.portcullis.wire.Handoff.Kind;
 import io.portcullis.wire.Receiver;
 import io.portcullis.wire.testing.FreePorts;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -169,6 +171,51 @@ class EntryProcessTest {
                         "NO_PROXY=localhost,127.0.0.1,::1",
                         "no_proxy=localhost,127.0.0.1,::1")),
                 proxyLines);
+        assertTrue(
+                result.stdoutLines().stream().noneMatch(line -> line.startsWith(Handoff.Key.ENVIRONMENT + "=")),
+                "the hand-over key is not the command's: " + result.stdout());
+    }
+
+    @Test
+    void refusesToStartWithoutTheSpawnsKeyAndBindsNothing() throws Exception {
+        Path marker = dir.resolve("started");
+        EntryProcess.Result result =
+                entry.key(Optional.empty()).run("--relay", socket(), "--", "touch", marker.toString());
+
+        assertEquals(Main.USAGE, result.status());
+        assertEquals(
+                List.of(
+                        "portcullis entry: PORTCULLIS_HANDOFF_KEY: not set (expected: the spawn's handoffKey, 64 hex"
+                                + " digits, from the relay's ready line or the daemon's answer)",
+                        "portcullis entry: see --help"),
+                result.stderr().lines().toList());
+        assertFalse(Files.exists(marker), "the command ran");
+    }
+
+    @Test
+    void aMalformedKeyIsAUsageErrorThatDoesNotRepeatIt() throws Exception {
+        String almost = EntryProcess.KEY.text().substring(1) + "x";
+        EntryProcess.Result result = entry.key(Optional.of(almost)).run("--relay", socket(), "--", "true");
+
+        assertEquals(Main.USAGE, result.status());
+        assertTrue(
+                result.stderr()
+                        .contains(
+                                "PORTCULLIS_HANDOFF_KEY: a character that is not a hex digit (expected: 64 hex digits)"),
+                result.stderr());
+        assertFalse(result.stderr().contains(almost.substring(0, 16)), result.stderr());
+    }
+
+    @Test
+    void startsNothingWhenTheKeyIsNotTheSpawns() throws Exception {
+        Path marker = dir.resolve("started");
+        EntryProcess.Result result =
+                entry.key(Optional.of("ab".repeat(32))).run("--relay", socket(), "--", "touch", marker.toString());
+
+        assertEquals(Main.ENTRY_FAILED, result.status());
+        assertTrue(result.stderr().contains(Handoff.REFUSED + Receiver.WRONG_KEY), result.stderr());
+        assertFalse(Files.exists(marker), "the command ran");
+        assertEquals(new Receiver.Unkeyed(Receiver.WRONG_KEY), relay.nextOutcome());
     }
 
     @Test

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real relay stand-in on a unix socket: takes each hand-over with the relay's own {@link
- * Receiver}, records what it got and holds the sockets until closed.
+ * Receiver} and the key {@link EntryProcess#KEY}, records what it got and holds the sockets until closed.
  */
 final class TestRelay implements AutoCloseable {
     private final Path socket;
@@ -79,13 +79,15 @@ final class TestRelay implements AutoCloseable {
 
     private void handle(int connection) {
         try {
-            Receiver.Outcome outcome = Receiver.receive(connection, Posix.peerPid(connection), wanted, 5000);
+            Receiver.Outcome outcome =
+                    Receiver.receive(connection, Posix.peerPid(connection), EntryProcess.KEY, wanted, 5000);
             String answer = switch (outcome) {
                 case Receiver.Accepted accepted -> {
                     accepted.sockets().forEach(socket -> held.add(socket.fd()));
                     yield Handoff.ACCEPTED;
                 }
                 case Receiver.Refused refused -> Handoff.REFUSED + refused.reason();
+                case Receiver.Unkeyed unkeyed -> Handoff.REFUSED + unkeyed.reason();
             };
             outcomes.add(outcome);
             Posix.sendAll(connection, (answer + "\n").getBytes(StandardCharsets.UTF_8), 0);

@@ -60,6 +60,15 @@ public final class SpawnHandle implements AutoCloseable {
         return spawn.socket().path();
     }
 
+    /**
+     * The spawn's hand-over key (64 hex digits): the entry must present it ({@code
+     * PORTCULLIS_HANDOFF_KEY}) or its hand-over is turned away. A secret for the wall and its entry
+     * alone until the hand-over: never log it, never put it on a command line.
+     */
+    public String handoffKey() {
+        return spawn.socket().key().text();
+    }
+
     /** The directory that holds the socket (mode 0700, or 0711 for another peer uid); removed with it. */
     public Path directory() {
         return spawn.socket().directory();

@@ -160,8 +160,8 @@ class HandoffTest {
     @Test
     void aForwardMayBeMissingInTheRelaysOwnNamespaceOnly() throws Exception {
         try (RemoteEntry elsewhere = RemoteEntry.start()) {
-            IOException refused =
-                    assertThrows(IOException.class, () -> elsewhere.handOver(spawn.socket(), PROXY, List.of()));
+            IOException refused = assertThrows(
+                    IOException.class, () -> elsewhere.handOver(spawn.socket(), spawn.handoffKey(), PROXY, List.of()));
             assertTrue(
                     refused.getMessage().contains("the forward 127.0.0.1:5000 socket is missing"),
                     refused.getMessage());
@@ -170,7 +170,8 @@ class HandoffTest {
                 {"id": "here", "proxyPort": 39180, "hosts": [{"target": "127.0.0.1:%d", "scheme": "tcp"}]}""".formatted(FORWARD)));
         // bindAndHandOver closes the test's copy: only the relay holds the socket, until it closes.
         assertEquals(
-                Handoff.ACCEPTED, Sender.bindAndHandOver(here.socket(), List.of(socket(Kind.PROXY, 39180)), 10_000));
+                Handoff.ACCEPTED,
+                Sender.bindAndHandOver(here.socket(), key(here), List.of(socket(Kind.PROXY, 39180)), 10_000));
     }
 
     @Test
@@ -179,7 +180,7 @@ class HandoffTest {
         int proxy = Posix.listenTcp(sockets.get(0).address(), 16);
         int connection = Posix.connectUnix(spawn.socket().toString(), 10_000);
         try {
-            Posix.sendWithFds(connection, new Handoff(sockets).encode(), new int[] {proxy});
+            Posix.sendWithFds(connection, new Handoff(key(spawn), sockets).encode(), new int[] {proxy});
             Posix.closeQuietly(proxy);
             assertRefused(Sender.answer(connection, 10_000), "1 descriptors for 2 sockets");
         } finally {
@@ -211,10 +212,158 @@ class HandoffTest {
         assertThrows(ConnectException.class, () -> SpawnClient.open(FORWARD));
     }
 
+    /** What a connection without the spawn's key sends. */
+    enum Unkeyed {
+        /** A whole, good hand-over of the policy's sockets, with another key. */
+        ANOTHER_KEY,
+        /** Anything but a hand-over. */
+        NOT_A_HAND_OVER,
+        /** The previous format, which had no key. */
+        NO_KEY,
+        /** Nothing: the connection closes. */
+        NOTHING
+    }
+
+    /**
+     * Finding 4 of the attack on issue 26's fixes: a process of the relay's uid (a rootless spawn)
+     * connected to another spawn's socket before its entry and handed its own sockets over; a
+     * broken hand-over then removed the other spawn. Without the key, neither happens.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Unkeyed.class)
+    void aConnectionWithoutTheSpawnsKeyIsTurnedAwayAndTheSpawnWaitsForItsEntry(Unkeyed unkeyed) throws Exception {
+        List<Handoff.Socket> sockets = List.of(socket(Kind.PROXY, PROXY), socket(Kind.FORWARD, FORWARD));
+        String answer = switch (unkeyed) {
+            case ANOTHER_KEY ->
+                Sender.bindAndHandOver(spawn.socket(), Handoff.Key.parse("5a".repeat(32)), sockets, 10_000);
+            case NOT_A_HAND_OVER -> raw("GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            case NO_KEY -> raw(java.util.HexFormat.of().parseHex("5043483101010498a87f000001000000000000000000000000"));
+            case NOTHING -> {
+                Posix.closeQuietly(Posix.connectUnix(spawn.socket().toString(), 10_000));
+                yield Handoff.REFUSED;
+            }
+        };
+
+        assertTrue(answer.startsWith(Handoff.REFUSED), answer);
+        if (unkeyed == Unkeyed.ANOTHER_KEY) {
+            assertEquals(Handoff.REFUSED + io.portcullis.wire.Receiver.WRONG_KEY, answer);
+            assertThrows(ConnectException.class, () -> SpawnClient.open(PROXY), "the forger's sockets are closed");
+        }
+        Decision decision = decisions.poll(5, TimeUnit.SECONDS);
+        assertNotNull(decision, "no decision line");
+        assertEquals("handoff", decision.kind());
+        assertEquals("bad-handoff", Line.of(decision).code());
+        assertTrue(Files.exists(spawn.socket()), "the spawn socket still waits for its entry");
+        assertFalse(spawn.handedOver().isDone());
+        assertEquals(SpawnHandle.State.WAITING, spawn.state());
+
+        TestEntry.handOver(spawn);
+        spawn.handedOver().get(5, TimeUnit.SECONDS);
+        assertEquals(SpawnHandle.State.SERVING, spawn.state());
+        try (SpawnClient client = SpawnClient.open(PROXY, "GET / HTTP/1.1\r\n\r\n")) {
+            assertTrue(client.readHead().startsWith("HTTP/1.1 400"), "the entry's proxy port answers");
+        }
+    }
+
+    /**
+     * Finding 5: an entry of the relay's uid without a pid namespace of its own (here root in a
+     * user namespace root made, whose uid is the relay's) could signal and trace the relay.
+     */
+    @Test
+    void anEntryOfTheRelaysUidInTheRelaysPidNamespaceIsRefused() throws Exception {
+        try (RemoteEntry entry = RemoteEntry.startRootlessSharingPids()) {
+            IOException refused = assertThrows(
+                    IOException.class,
+                    () -> entry.handOver(spawn.socket(), spawn.handoffKey(), PROXY, List.of(FORWARD)));
+
+            assertTrue(
+                    refused.getMessage().contains("runs as the relay's uid 0 in the relay's pid namespace pid:["),
+                    refused.getMessage());
+            assertTrue(refused.getMessage().contains("(expected: an entry in a pid namespace of its own"));
+        }
+        awaitRemoved(spawn);
+    }
+
+    @Test
+    void theHostConfigurationMayLetSuchAnEntryHandOver() throws Exception {
+        relay.reload(HostConfig.DEFAULTS.withHandoff(new HostConfig.HandoffRules(true)));
+
+        try (RemoteEntry entry = RemoteEntry.startRootlessSharingPids()) {
+            entry.handOver(spawn.socket(), spawn.handoffKey(), PROXY, List.of(FORWARD));
+        }
+        spawn.handedOver().get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void theSameEntryInAPidNamespaceOfItsOwnHandsOver() throws Exception {
+        try (RemoteEntry entry = RemoteEntry.startRootless()) {
+            entry.handOver(spawn.socket(), spawn.handoffKey(), PROXY, List.of(FORWARD));
+        }
+        spawn.handedOver().get(5, TimeUnit.SECONDS);
+    }
+
+    /** Connections without the key cannot hold the socket's readers: past them, one is turned away at once. */
+    @Test
+    void atMostFourConnectionsAreReadAtOnceAndTheEntryGetsInOnceTheyEnd() throws Exception {
+        List<Integer> silent = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                silent.add(Posix.connectUnix(spawn.socket().toString(), 10_000));
+            }
+            assertEquals(
+                    Handoff.REFUSED + "more than 4 hand-overs at once on this spawn's socket (expected: its entry's)",
+                    fifth());
+            for (int connection : silent) {
+                Posix.sendAll(connection, "PCH2".getBytes(StandardCharsets.US_ASCII), 0);
+                Posix.sendAll(connection, new byte[32], 0);
+                assertEquals(
+                        Handoff.REFUSED + io.portcullis.wire.Receiver.WRONG_KEY, Sender.answer(connection, 10_000));
+            }
+        } finally {
+            silent.forEach(Posix::closeQuietly);
+        }
+
+        TestEntry.handOver(spawn);
+        spawn.handedOver().get(5, TimeUnit.SECONDS);
+    }
+
+    /**
+     * The answer to a connection that comes while four others are being read. The relay accepts
+     * them on its own loop, so until it has, a probe is read like any: it sends a whole start with
+     * another key, which is answered at once, and tries again.
+     */
+    private String fifth() throws Exception {
+        byte[] probe = new byte[4 + 32];
+        System.arraycopy("PCH2".getBytes(StandardCharsets.US_ASCII), 0, probe, 0, 4);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        String answer;
+        do {
+            answer = raw(probe);
+        } while (answer.equals(Handoff.REFUSED + io.portcullis.wire.Receiver.WRONG_KEY)
+                && System.nanoTime() < deadline);
+        return answer;
+    }
+
+    /** Sends {@code bytes} on a fresh connection to the spawn socket; the answer. */
+    private String raw(byte[] bytes) throws IOException {
+        int connection = Posix.connectUnix(spawn.socket().toString(), 10_000);
+        try {
+            Posix.sendAll(connection, bytes, 0);
+            return Sender.answer(connection, 10_000);
+        } finally {
+            Posix.closeQuietly(connection);
+        }
+    }
+
+    private static Handoff.Key key(SpawnHandle handle) {
+        return Handoff.Key.parse(handle.handoffKey());
+    }
+
     private String send(List<Handoff.Socket> sockets, List<Integer> fds) throws IOException {
         try {
             return Sender.handOver(
                     spawn.socket(),
+                    key(spawn),
                     sockets,
                     fds.stream().mapToInt(Integer::intValue).toArray(),
                     10_000);
@@ -247,10 +396,12 @@ class HandoffTest {
         SpawnHandle kiosk = relay.open(SpawnPolicyJson.parse("kiosk.json", policy));
         assertTrue(Files.exists(token));
 
+        // The spawn's key, then no socket: a hand-over of the wall's own entry that is broken.
         int connection = Posix.connectUnix(kiosk.socket().toString(), 10_000);
         String answer;
         try {
-            Posix.sendAll(connection, "not a hand-over\n".getBytes(StandardCharsets.US_ASCII), 0);
+            byte[] header = new Handoff(key(kiosk), List.of(socket(Kind.PROXY, PROXY))).encode();
+            Posix.sendAll(connection, header, 0);
             answer = Sender.answer(connection, 10_000);
         } finally {
             Posix.closeQuietly(connection);

@@ -94,7 +94,14 @@ class ListenerBrokenTest {
         Handoff.Socket proxy = TestEntry.socket(Handoff.Kind.PROXY, BROKEN);
         int kept = Posix.listenTcp(proxy.address(), 16);
         try {
-            assertEquals(Handoff.ACCEPTED, Sender.handOver(spawn.socket(), List.of(proxy), new int[] {kept}, 10_000));
+            assertEquals(
+                    Handoff.ACCEPTED,
+                    Sender.handOver(
+                            spawn.socket(),
+                            Handoff.Key.parse(spawn.handoffKey()),
+                            List.of(proxy),
+                            new int[] {kept},
+                            10_000));
             spawn.handedOver().get(5, TimeUnit.SECONDS);
 
             Watched watched = watch(() -> Posix.shutdownQuietly(kept));
@@ -153,7 +160,7 @@ class ListenerBrokenTest {
     void ssKillInsideARootlessSpawnsNamespaceBreaksItsSpawnOnce() throws Exception {
         SpawnHandle spawn = spawn("rootless");
         try (RemoteEntry entry = RemoteEntry.startRootless()) {
-            entry.handOver(spawn.socket(), BROKEN, List.of());
+            entry.handOver(spawn.socket(), spawn.handoffKey(), BROKEN, List.of());
             spawn.handedOver().get(5, TimeUnit.SECONDS);
 
             Watched watched = watch(() -> assertEquals(0, entry.run("ss", "-K", "state", "listening")));

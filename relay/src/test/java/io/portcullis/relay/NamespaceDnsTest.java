@@ -81,7 +81,7 @@ class NamespaceDnsTest {
                   {"target": "nas.lan:22", "scheme": "tcp"},
                   {"target": "www.example.test:443", "scheme": "https"},
                   {"target": "lan.test:443", "scheme": "https"}]}""".formatted(network)));
-        TestEntry.handOver(spawn.socket(), spawn.proxyPort(), spawn.forwards(), spawn.door(), true);
+        TestEntry.handOver(spawn.socket(), spawn.handoffKey(), spawn.proxyPort(), spawn.forwards(), spawn.door(), true);
     }
 
     /** {@code dig}'s status and answers, one line: {@code NOERROR 127.77.0.1}. */

@@ -55,7 +55,7 @@ class NioFallbackTest {
                 Relay relay = relay(origin)) {
             SpawnHandle spawn = relay.open(SpawnPolicyJson.parse("s.json", "{\"id\": \"nio\", \"hosts\": []}"));
 
-            String answer = TestEntry.send(spawn.socket(), List.of(TestEntry.socket(Kind.PROXY, spawn.proxyPort())));
+            String answer = TestEntry.send(spawn, List.of(TestEntry.socket(Kind.PROXY, spawn.proxyPort())));
 
             assertEquals(
                     "refused bad-handoff: the relay's nio transport cannot read a hand-over (expected: epoll)", answer);

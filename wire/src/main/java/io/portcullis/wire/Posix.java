@@ -66,6 +66,8 @@ public final class Posix {
     static final long SIOCGSKNS = 0x894C;
     static final long SIOCGIFFLAGS = 0x8913;
     static final long PIDFD_GET_NET_NAMESPACE = 0xFF04;
+    static final long PIDFD_GET_PID_NAMESPACE = 0xFF05;
+    static final long PIDFD_GET_USER_NAMESPACE = 0xFF09;
     static final long NS_GET_NSTYPE = 0xB703;
     static final int CLONE_NEWNET = 0x40000000;
     static final int O_RDONLY = 0;
@@ -439,6 +441,16 @@ public final class Posix {
      */
     public static int namespaceOfPidfd(int pidfd) throws Failure {
         return check("ioctl PIDFD_GET_NET_NAMESPACE", invoke(Call.IOCTL, pidfd, PIDFD_GET_NET_NAMESPACE));
+    }
+
+    /** As {@link #namespaceOfPidfd}, for the pid namespace (PIDFD_GET_PID_NAMESPACE). */
+    static int pidNamespaceOfPidfd(int pidfd) throws Failure {
+        return check("ioctl PIDFD_GET_PID_NAMESPACE", invoke(Call.IOCTL, pidfd, PIDFD_GET_PID_NAMESPACE));
+    }
+
+    /** As {@link #namespaceOfPidfd}, for the user namespace (PIDFD_GET_USER_NAMESPACE). */
+    static int userNamespaceOfPidfd(int pidfd) throws Failure {
+        return check("ioctl PIDFD_GET_USER_NAMESPACE", invoke(Call.IOCTL, pidfd, PIDFD_GET_USER_NAMESPACE));
     }
 
     /**

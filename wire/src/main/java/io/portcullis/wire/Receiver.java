@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -16,11 +17,13 @@ import java.util.Set;
 
 /**
  * The relay's side of the hand-over (SPEC R4): reads the one message from a connected spawn
- * socket and checks every descriptor that came with it, trusting nothing the message says. Each
- * must be a listening TCP socket (a bound UDP socket for {@code dns}), in the network namespace of
- * the peer that sent it, bound to exactly the address and port its header entry names, and that
- * entry must be one the policy asked for; every required socket must be there, and none twice.
- * Any failure refuses the whole hand-over and closes every descriptor received.
+ * socket and checks every descriptor that came with it, trusting nothing the message says. The
+ * message must carry the spawn's key before anything else counts: a connection that does not is
+ * {@link Unkeyed}, and the spawn socket is the real entry's still. Then each descriptor must be a
+ * listening TCP socket (a bound UDP socket for {@code dns}), in the network namespace of the peer
+ * that sent it, bound to exactly the address and port its header entry names, and that entry must
+ * be one the policy asked for; every required socket must be there, and none twice. Any failure
+ * refuses the whole hand-over and closes every descriptor received.
  */
 public final class Receiver {
     private Receiver() {}
@@ -41,7 +44,7 @@ public final class Receiver {
     public record Held(Handoff.Socket socket, int fd) {}
 
     /** What the hand-over came to. */
-    public sealed interface Outcome permits Accepted, Refused {}
+    public sealed interface Outcome permits Accepted, Refused, Unkeyed {}
 
     /** @param namespace the network namespace's inode that every socket shares with the peer */
     public record Accepted(List<Held> sockets, long namespace) implements Outcome {
@@ -50,8 +53,22 @@ public final class Receiver {
         }
     }
 
-    /** Refused for {@code reason}; every descriptor received is closed already. */
+    /**
+     * Refused for {@code reason}, a message that carried the spawn's key; every descriptor received
+     * is closed already.
+     */
     public record Refused(String reason) implements Outcome {}
+
+    /**
+     * Refused for {@code reason} before the spawn's key was read whole, or because it was not the
+     * spawn's: whoever sent it did not show it holds the key, so the hand-over is still the real
+     * entry's to make. Every descriptor received is closed already.
+     */
+    public record Unkeyed(String reason) implements Outcome {}
+
+    /** Why a message with another key is refused; it says nothing of either key. */
+    public static final String WRONG_KEY = "the message does not carry this spawn's hand-over key (expected: the"
+            + " handoffKey the relay gave the wall, in " + Handoff.Key.ENVIRONMENT + ")";
 
     /**
      * The network namespace of a process, or of a socket, as the kernel names it (device and
@@ -88,25 +105,37 @@ public final class Receiver {
 
     /**
      * Reads the message from {@code connection} (a connected, non-blocking unix socket) within
-     * {@code timeoutMillis}, then checks it against {@code wanted}. The caller answers the peer.
+     * {@code timeoutMillis}, judges its key against {@code key} as soon as the key is there, then
+     * checks it against {@code wanted}. The caller answers the peer.
      */
-    public static Outcome receive(int connection, long peerPid, List<Wanted> wanted, int timeoutMillis) {
+    public static Outcome receive(
+            int connection, long peerPid, Handoff.Key key, List<Wanted> wanted, int timeoutMillis) {
         List<Integer> fds = new ArrayList<>();
+        boolean keyed = false;
         try {
+            // Read first, while the entry waits for its answer; it is judged only once the key is.
             Namespace peer;
+            IOException unreadable = null;
             try {
                 peer = Namespace.ofProcess(peerPid);
             } catch (IOException e) {
-                return new Refused("cannot read the network namespace of the entry (pid " + peerPid + "): " + e);
+                peer = null;
+                unreadable = e;
             }
             ByteArrayOutputStream message = new ByteArrayOutputStream();
-            Optional<String> problem = read(connection, timeoutMillis, fds, message);
+            Optional<Outcome> problem = read(connection, key, timeoutMillis, fds, message);
             if (problem.isPresent()) {
-                return new Refused(problem.get());
+                return problem.get();
+            }
+            keyed = true;
+            if (peer == null) {
+                return new Refused(
+                        "cannot read the network namespace of the entry (pid " + peerPid + "): " + unreadable);
             }
             return check(message.toByteArray(), fds, peer, forHost(wanted, peer));
         } catch (RuntimeException | IOException e) {
-            return new Refused("the hand-over failed: " + e.getMessage());
+            String why = "the hand-over failed: " + e.getMessage();
+            return keyed ? new Refused(why) : new Unkeyed(why);
         } finally {
             // check() empties the list when it hands the descriptors on; all others are closed here.
             fds.forEach(Posix::closeQuietly);
@@ -131,15 +160,21 @@ public final class Receiver {
                 .toList();
     }
 
-    /** Reads one whole header; descriptors may come only with its first bytes. */
-    private static Optional<String> read(
-            int connection, int timeoutMillis, List<Integer> fds, ByteArrayOutputStream bytes) throws IOException {
+    /**
+     * Reads one whole header; descriptors may come only with its first bytes. Empty once it is
+     * whole and carries {@code key}; a problem before the key was judged is {@link Unkeyed}, and one
+     * after it {@link Refused}.
+     */
+    private static Optional<Outcome> read(
+            int connection, Handoff.Key key, int timeoutMillis, List<Integer> fds, ByteArrayOutputStream bytes)
+            throws IOException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        boolean keyed = false;
         Optional<Integer> length = Optional.empty();
         while (length.isEmpty() || bytes.size() < length.get()) {
             long left = (deadline - System.nanoTime()) / 1_000_000L;
             if (left <= 0) {
-                return Optional.of("no whole hand-over within " + timeoutMillis + " ms");
+                return refusal(keyed, "no whole hand-over within " + timeoutMillis + " ms");
             }
             if (!Posix.awaitReadable(connection, (int) Math.min(left, Integer.MAX_VALUE))) {
                 continue;
@@ -152,30 +187,57 @@ public final class Receiver {
             for (int fd : received.fds()) {
                 fds.add(fd);
             }
-            if (received.controlTruncated()) {
-                return Optional.of(
-                        "more descriptors than one message carries (expected: at most " + Handoff.MAX_SOCKETS + ")");
-            }
-            if (received.fds().length > 0 && bytes.size() > 0) {
-                return Optional.of("descriptors came after the start of the message (expected: with its first bytes)");
-            }
+            boolean late = received.fds().length > 0 && bytes.size() > 0;
             if (received.data().length == 0) {
-                return Optional.of("the entry closed the connection after " + bytes.size()
-                        + " bytes (expected: a whole hand-over)");
+                return refusal(
+                        keyed,
+                        "the entry closed the connection after " + bytes.size()
+                                + " bytes (expected: a whole hand-over)");
             }
             bytes.writeBytes(received.data());
+            if (!keyed) {
+                Optional<Outcome> unkeyed = judgeKey(bytes.toByteArray(), key);
+                if (unkeyed.isPresent()) {
+                    return unkeyed;
+                }
+                keyed = bytes.size() >= Handoff.KEYED;
+            }
+            if (received.controlTruncated()) {
+                return refusal(
+                        keyed,
+                        "more descriptors than one message carries (expected: at most " + Handoff.MAX_SOCKETS + ")");
+            }
+            if (late) {
+                return refusal(
+                        keyed, "descriptors came after the start of the message (expected: with its first bytes)");
+            }
             if (length.isEmpty() && bytes.size() >= Handoff.HEADER) {
                 length = Handoff.length(bytes.toByteArray());
                 if (length.isEmpty()) {
-                    return Optional.of("the message is not a hand-over (expected: PCH1 and 1-" + Handoff.MAX_SOCKETS
-                            + " sockets)");
+                    return Optional.of(
+                            new Refused("the message is not a hand-over (expected: " + Handoff.EXPECTED + ")"));
                 }
             }
         }
         if (bytes.size() > length.get()) {
-            return Optional.of("bytes after the hand-over (expected: one message)");
+            return Optional.of(new Refused("bytes after the hand-over (expected: one message)"));
         }
         return Optional.empty();
+    }
+
+    /** Whether the bytes so far show another magic or another key; empty while they may still be the spawn's. */
+    private static Optional<Outcome> judgeKey(byte[] start, Handoff.Key key) {
+        if (start.length >= 4 && !Handoff.magic(Arrays.copyOf(start, 4))) {
+            return Optional.of(new Unkeyed("the message is not a hand-over (expected: " + Handoff.EXPECTED + ")"));
+        }
+        if (start.length >= Handoff.KEYED && !Handoff.keyed(start, key)) {
+            return Optional.of(new Unkeyed(WRONG_KEY));
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Outcome> refusal(boolean keyed, String why) {
+        return Optional.of(keyed ? new Refused(why) : new Unkeyed(why));
     }
 
     private static Outcome check(byte[] bytes, List<Integer> fds, Namespace peer, List<Wanted> wanted)

@@ -14,11 +14,12 @@ public final class Sender {
     private Sender() {}
 
     /**
-     * Sends {@code sockets} with their descriptors {@code fds} (same order) to the relay at
-     * {@code relay} and returns its answer line, without the line end: {@link Handoff#ACCEPTED} or
-     * {@link Handoff#REFUSED} and why.
+     * Sends {@code sockets} with their descriptors {@code fds} (same order) and the spawn's
+     * {@code key} to the relay at {@code relay} and returns its answer line, without the line end:
+     * {@link Handoff#ACCEPTED} or {@link Handoff#REFUSED} and why.
      */
-    public static String handOver(Path relay, List<Handoff.Socket> sockets, int[] fds, int timeoutMillis)
+    public static String handOver(
+            Path relay, Handoff.Key key, List<Handoff.Socket> sockets, int[] fds, int timeoutMillis)
             throws IOException {
         if (sockets.size() != fds.length) {
             throw new IllegalArgumentException(
@@ -26,7 +27,7 @@ public final class Sender {
         }
         int connection = Posix.connectUnix(relay.toString(), timeoutMillis);
         try {
-            Posix.sendWithFds(connection, new Handoff(sockets).encode(), fds);
+            Posix.sendWithFds(connection, new Handoff(key, sockets).encode(), fds);
             return answer(connection, timeoutMillis);
         } finally {
             Posix.closeQuietly(connection);
@@ -38,7 +39,7 @@ public final class Sender {
      * relay and closes these copies: the entry's whole job in one call, for tests and benches that
      * play the entry. Returns the relay's answer line.
      */
-    public static String bindAndHandOver(Path relay, List<Handoff.Socket> sockets, int timeoutMillis)
+    public static String bindAndHandOver(Path relay, Handoff.Key key, List<Handoff.Socket> sockets, int timeoutMillis)
             throws IOException {
         int[] fds = new int[sockets.size()];
         int bound = 0;
@@ -49,7 +50,7 @@ public final class Sender {
                         ? Posix.bindUdp(socket.address())
                         : Posix.listenTcp(socket.address(), 4096);
             }
-            return handOver(relay, sockets, fds, timeoutMillis);
+            return handOver(relay, key, sockets, fds, timeoutMillis);
         } finally {
             for (int i = 0; i < bound; i++) {
                 Posix.closeQuietly(fds[i]);

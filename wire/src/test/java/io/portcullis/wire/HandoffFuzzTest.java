@@ -36,7 +36,7 @@ class HandoffFuzzTest {
         assertEquals(Optional.of(bytes.length), length, "a decoded header is exactly as long as its start says");
         int count = handoff.sockets().size();
         assertTrue(count >= 1 && count <= Handoff.MAX_SOCKETS, "count " + count);
-        assertEquals(count, bytes[4] & 0xff);
+        assertEquals(count, bytes[Handoff.KEYED] & 0xff);
         for (Handoff.Socket socket : handoff.sockets()) {
             assertTrue(socket.port() >= 1 && socket.port() <= 65535, socket.toString());
         }

@@ -56,7 +56,9 @@ public final class Fairness {
 
     private static void run(String name, String hostJson, int tunnels, int threads) throws Exception {
         Path parent = Files.createTempDirectory("portcullis-fairness-");
-        HostConfig host = HostConfigJson.parse("fairness-host.json", hostJson);
+        // The peers are this bench's own JVMs, of its uid and in its pid namespace (decision D69).
+        HostConfig host =
+                HostConfigJson.parse("fairness-host.json", hostJson).withHandoff(new HostConfig.HandoffRules(true));
         try (PeerProcess originA = PeerProcess.start("echo");
                 PeerProcess originB = PeerProcess.start("echo");
                 Relay relay = Relay.builder(host)
@@ -68,14 +70,15 @@ public final class Fairness {
             int portB = port(originB);
             SpawnHandle a = relay.open(policy("flood", 39180, portA));
             SpawnHandle b = relay.open(policy("probe", 39181, portB));
-            try (PeerProcess flood = PeerProcess.start(
+            try (PeerProcess flood = PeerProcess.entry(
+                            a,
                             "flood",
                             a.socket().toString(),
                             "39180",
                             Integer.toString(portA),
                             Integer.toString(threads));
                     PeerProcess probe =
-                            PeerProcess.start("probe", b.socket().toString(), "39181", Integer.toString(portB))) {
+                            PeerProcess.entry(b, "probe", b.socket().toString(), "39181", Integer.toString(portB))) {
                 expect(flood.answer(STEP), "ready");
                 expect(probe.answer(STEP), "ready");
                 probe.ask("probe 2000 " + GAP_MILLIS, STEP); // warm the relay (JIT) before either figure

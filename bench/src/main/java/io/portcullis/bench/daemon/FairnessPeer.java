@@ -57,8 +57,9 @@ final class FairnessPeer {
      * sets {@code threads} threads opening new tunnels on the forward as fast as they can (each a
      * connect, one byte each way, a close) and {@code stop} answers {@code done OK REFUSED}.
      */
-    static void flood(Path socket, int proxyPort, int forward, int threads) throws IOException, InterruptedException {
-        InetSocketAddress address = handOver(socket, proxyPort, forward);
+    static void flood(Path socket, Handoff.Key key, int proxyPort, int forward, int threads)
+            throws IOException, InterruptedException {
+        InetSocketAddress address = handOver(socket, key, proxyPort, forward);
         TunnelPeer.reply("ready");
         BufferedReader in = TunnelPeer.input();
         if (!"start".equals(in.readLine())) {
@@ -94,8 +95,9 @@ final class FairnessPeer {
      * within its new-connection rate), and answers {@code latencies P50 P99 MAX FAILED} in
      * microseconds.
      */
-    static void probe(Path socket, int proxyPort, int forward) throws IOException, InterruptedException {
-        InetSocketAddress address = handOver(socket, proxyPort, forward);
+    static void probe(Path socket, Handoff.Key key, int proxyPort, int forward)
+            throws IOException, InterruptedException {
+        InetSocketAddress address = handOver(socket, key, proxyPort, forward);
         TunnelPeer.reply("ready");
         BufferedReader in = TunnelPeer.input();
         for (String line; (line = in.readLine()) != null; ) {
@@ -118,12 +120,13 @@ final class FairnessPeer {
         }
     }
 
-    private static InetSocketAddress handOver(Path socket, int proxyPort, int forward) throws IOException {
+    private static InetSocketAddress handOver(Path socket, Handoff.Key key, int proxyPort, int forward)
+            throws IOException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         List<Handoff.Socket> sockets = List.of(
                 new Handoff.Socket(Handoff.Kind.PROXY, new InetSocketAddress(loopback, proxyPort)),
                 new Handoff.Socket(Handoff.Kind.FORWARD, new InetSocketAddress(loopback, forward)));
-        String answer = Sender.bindAndHandOver(socket, sockets, 10_000);
+        String answer = Sender.bindAndHandOver(socket, key, sockets, 10_000);
         if (!answer.equals(Handoff.ACCEPTED)) {
             throw new IOException("the relay refused the hand-over: " + answer);
         }

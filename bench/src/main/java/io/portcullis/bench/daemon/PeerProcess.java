@@ -1,5 +1,7 @@
 package io.portcullis.bench.daemon;
 
+import io.portcullis.relay.SpawnHandle;
+import io.portcullis.wire.Handoff;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -9,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +43,18 @@ final class PeerProcess implements AutoCloseable {
 
     /** Starts {@code TunnelPeer ARGS...} with a small heap; its standard error goes to ours. */
     static PeerProcess start(String... args) throws IOException {
+        return start(Optional.empty(), args);
+    }
+
+    /**
+     * As {@link #start(String...)}, for a peer that plays {@code spawn}'s entry: it gets the spawn's
+     * hand-over key in its environment, as an entry does.
+     */
+    static PeerProcess entry(SpawnHandle spawn, String... args) throws IOException {
+        return start(Optional.of(spawn.handoffKey()), args);
+    }
+
+    private static PeerProcess start(Optional<String> key, String... args) throws IOException {
         String java = ProcessHandle.current().info().command().orElseThrow(() -> new IOException("no path to java"));
         List<String> command = new ArrayList<>(List.of(
                 java,
@@ -50,9 +65,9 @@ final class PeerProcess implements AutoCloseable {
                 System.getProperty("java.class.path"),
                 TunnelPeer.class.getName()));
         command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command)
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
+        ProcessBuilder builder = new ProcessBuilder(command);
+        key.ifPresent(text -> builder.environment().put(Handoff.Key.ENVIRONMENT, text));
+        Process process = builder.redirectError(ProcessBuilder.Redirect.INHERIT).start();
         return new PeerProcess(args[0], process);
     }
 

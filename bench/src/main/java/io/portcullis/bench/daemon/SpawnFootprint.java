@@ -58,7 +58,9 @@ public final class SpawnFootprint {
         Path parent = Files.createTempDirectory("portcullis-bench-");
         HostConfig host = HostConfigJson.parse(
                 "bench-host.json",
-                "{\"limits\": {\"spawnConnections\": " + (most + 10) + ", \"relayConnections\": " + (most + 10) + "}}");
+                "{\"limits\": {\"spawnConnections\": " + (most + 10) + ", \"relayConnections\": " + (most + 10) + "},"
+                        // The clients are this bench's own JVM, of its uid and in its pid namespace (decision D69).
+                        + " \"handoff\": {\"allowSharedPidNamespace\": true}}");
         try (Relay relay = Relay.builder(host)
                 .directory(parent)
                 .judge(SpawnFootprint::forwardToLoopback)
@@ -118,7 +120,7 @@ public final class SpawnFootprint {
                             "{\"id\": \"idle\", \"hosts\": [{\"target\": \"127.0.0.1:" + port
                                     + "\", \"scheme\": \"tcp\"}]}"));
                     PeerProcess clients =
-                            PeerProcess.start("clients", spawn.socket().toString(), Integer.toString(port))) {
+                            PeerProcess.entry(spawn, "clients", spawn.socket().toString(), Integer.toString(port))) {
                 Sample base = Sample.take(0);
                 checkFits(base, steps[steps.length - 1]);
                 System.out.printf(

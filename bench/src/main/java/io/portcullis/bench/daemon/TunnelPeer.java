@@ -13,8 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The far ends of {@link SpawnFootprint}'s idle tunnels, in a process of their own so that the
@@ -48,17 +50,25 @@ public final class TunnelPeer {
 
     public static void main(String[] args) throws Exception {
         Thread.ofPlatform().daemon().name("lifetime").start(TunnelPeer::haltLater);
+        // Only the peers that play an entry are given the spawn's key, as an entry is.
+        Supplier<Handoff.Key> key = () -> Optional.ofNullable(System.getenv(Handoff.Key.ENVIRONMENT))
+                .map(Handoff.Key::parse)
+                .orElseThrow(() -> new IllegalStateException(Handoff.Key.ENVIRONMENT + ": not set"));
         if (args.length == 1 && args[0].equals("origin")) {
             origin();
         } else if (args.length == 3 && args[0].equals("clients")) {
-            clients(Path.of(args[1]), Integer.parseInt(args[2]));
+            clients(Path.of(args[1]), key.get(), Integer.parseInt(args[2]));
         } else if (args.length == 1 && args[0].equals("echo")) {
             FairnessPeer.echo();
         } else if (args.length == 5 && args[0].equals("flood")) {
             FairnessPeer.flood(
-                    Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+                    Path.of(args[1]),
+                    key.get(),
+                    Integer.parseInt(args[2]),
+                    Integer.parseInt(args[3]),
+                    Integer.parseInt(args[4]));
         } else if (args.length == 4 && args[0].equals("probe")) {
-            FairnessPeer.probe(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+            FairnessPeer.probe(Path.of(args[1]), key.get(), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
         } else {
             System.err.println("usage: TunnelPeer origin | TunnelPeer clients SOCKET PORT | TunnelPeer echo"
                     + " | TunnelPeer flood SOCKET PROXY FORWARD THREADS | TunnelPeer probe SOCKET PROXY FORWARD");
@@ -104,12 +114,12 @@ public final class TunnelPeer {
      * Hands over the spawn's proxy socket (39080) and its forward on {@code port}, as the entry
      * would, then connects clients to the forward.
      */
-    private static void clients(Path socket, int port) throws IOException {
+    private static void clients(Path socket, Handoff.Key key, int port) throws IOException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         List<Handoff.Socket> sockets = List.of(
                 new Handoff.Socket(Handoff.Kind.PROXY, new InetSocketAddress(loopback, 39080)),
                 new Handoff.Socket(Handoff.Kind.FORWARD, new InetSocketAddress(loopback, port)));
-        String answer = Sender.bindAndHandOver(socket, sockets, 10_000);
+        String answer = Sender.bindAndHandOver(socket, key, sockets, 10_000);
         if (!answer.equals(Handoff.ACCEPTED)) {
             throw new IOException("the relay refused the hand-over: " + answer);
         }

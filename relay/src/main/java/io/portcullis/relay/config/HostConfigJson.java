@@ -58,7 +58,8 @@ public final class HostConfigJson {
                 "owner",
                 "limits",
                 "log",
-                "upstream");
+                "upstream",
+                "handoff");
         if (top == null) {
             throw new ConfigException(source, problems);
         }
@@ -70,6 +71,7 @@ public final class HostConfigJson {
         HostConfig.Limits limits = limits(top, defaults.limits());
         HostConfig.Log log = log(top, defaults.log());
         Optional<HostConfig.Upstream> upstream = upstream(top, defaults.upstream());
+        HostConfig.HandoffRules handoff = handoff(top, defaults.handoff());
         if (deny != null
                 && upstream != null
                 && upstream.isPresent()
@@ -85,7 +87,8 @@ public final class HostConfigJson {
             throw new ConfigException(source, problems);
         }
         try {
-            return new HostConfig(new DenyList(deny), ownNames, ownAddresses, dns, owner, limits, log, upstream);
+            return new HostConfig(
+                    new DenyList(deny), ownNames, ownAddresses, dns, owner, limits, log, upstream, handoff);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(source, List.of(e.getMessage()));
         }
@@ -248,6 +251,15 @@ public final class HostConfigJson {
         }
         Path file = log.parsed("file", true, SpawnPolicyJson::absolutePath);
         return file == null ? null : new HostConfig.Log(Optional.of(file));
+    }
+
+    private static HostConfig.HandoffRules handoff(JsonObject top, HostConfig.HandoffRules d) {
+        JsonObject handoff = top.object("handoff", "allowSharedPidNamespace");
+        if (handoff == null) {
+            return d;
+        }
+        Boolean shared = handoff.flag("allowSharedPidNamespace", d.allowSharedPidNamespace());
+        return shared == null ? null : new HostConfig.HandoffRules(shared);
     }
 
     /** The upstream proxy (R25); empty when absent, null when wrong. */

@@ -83,6 +83,7 @@ public final class SpawnBinding {
                     policy.peerUid(),
                     ports.wanted(),
                     Math.toIntExact(relay.current().get().headerTimeoutMillis()),
+                    () -> relay.current().get().host().handoff().allowSharedPidNamespace(),
                     transport,
                     loops,
                     handoffs,

@@ -12,6 +12,7 @@ import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.transport.Transport;
 import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Posix;
 import io.portcullis.wire.Receiver;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +33,8 @@ import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -39,21 +43,38 @@ import org.slf4j.LoggerFactory;
 /**
  * One spawn's unix socket (SPEC R3), for exactly one hand-over (R4). It lives in a fresh directory
  * that the relay owns: mode 0700, or 0711 when the spawn's {@code peerUid} is another uid, which
- * then owns the socket (0600) and can connect but never list, rename or replace anything. The
- * first connection from the right uid takes the socket: the relay stops listening and removes the
- * socket and the directory through descriptors it opened itself, then reads and checks the
- * hand-over off the event loop and answers one line. Any other connection is closed.
+ * then owns the socket (0600) and can connect but never list, rename or replace anything. A
+ * connection from another uid is closed before a byte is read. One from the right uid is read off
+ * the event loop: the first whose message carries the spawn's key ({@link #key()}, minted here and
+ * given to the wall alone) takes the socket, and the relay stops listening and removes the socket
+ * and the directory through descriptors it opened itself, then answers one line. A connection
+ * without the key is turned away and uses nothing up: whoever can reach the socket (the relay's own
+ * uid, in a rootless wall) cannot hand over in the entry's place, nor end the spawn by trying
+ * (decision D68). At most {@value #MAX_READING} connections are read at once.
  */
 public final class SpawnSocket implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SpawnSocket.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
     static final String NAME = "relay.sock";
 
-    /** Where a spawn socket's connections are recorded and how a good hand-over is put to use. */
+    /**
+     * How many connections one spawn socket reads at once; one past them is turned away unread. The
+     * entry needs one; the rest bound what connections without the key can hold.
+     */
+    static final int MAX_READING = 4;
+
+    /**
+     * Where a spawn socket's connections are recorded and how a good hand-over is put to use.
+     *
+     * @param sharedPids whether the host configuration in effect lets an entry of the relay's uid
+     *     hand over from the relay's pid namespace ({@code handoff.allowSharedPidNamespace})
+     */
     public record Context(
             String spawn,
             OptionalInt peerUid,
             List<Receiver.Wanted> wanted,
             int timeoutMillis,
+            BooleanSupplier sharedPids,
             Transport transport,
             EventLoopGroup loops,
             Executor blocking,
@@ -64,6 +85,7 @@ public final class SpawnSocket implements AutoCloseable {
             Objects.requireNonNull(spawn, "spawn");
             Objects.requireNonNull(peerUid, "peerUid");
             wanted = List.copyOf(wanted);
+            Objects.requireNonNull(sharedPids, "sharedPids");
             Objects.requireNonNull(transport, "transport");
             Objects.requireNonNull(loops, "loops");
             Objects.requireNonNull(blocking, "blocking");
@@ -79,6 +101,8 @@ public final class SpawnSocket implements AutoCloseable {
     private final SecureDirectoryStream<Path> parentStream;
     private final SecureDirectoryStream<Path> ownStream;
     private final Function<Receiver.Accepted, Optional<String>> adopt;
+    private final Handoff.Key key = Handoff.Key.mint(RANDOM);
+    private final AtomicInteger reading = new AtomicInteger();
     private final AtomicBoolean taken = new AtomicBoolean();
     private final AtomicBoolean removed = new AtomicBoolean();
     private final CompletableFuture<Receiver.Accepted> handedOver = new CompletableFuture<>();
@@ -174,6 +198,11 @@ public final class SpawnSocket implements AutoCloseable {
         return directory;
     }
 
+    /** The spawn's hand-over key: the wall's alone, for its entry; never in a log line. */
+    public Handoff.Key key() {
+        return key;
+    }
+
     /**
      * Completes with the checked sockets once a hand-over was accepted (and put to use); fails with
      * {@link HandoffRefused} when the one hand-over was refused, or with another exception once closed.
@@ -195,32 +224,83 @@ public final class SpawnSocket implements AutoCloseable {
             channel.close();
             return;
         }
-        if (!taken.compareAndSet(false, true)) {
-            refuse(channel, "this spawn's sockets were handed over already (expected: one hand-over)");
+        if (taken.get()) {
+            turnAway(channel, "this spawn's sockets were handed over already (expected: one hand-over)");
             return;
         }
-        channel.config().setAutoRead(false);
-        server.close();
-        if (peer.isEmpty() || !(channel instanceof EpollDomainSocketChannel epoll)) {
-            context.blocking().execute(this::remove);
+        if (!(channel instanceof EpollDomainSocketChannel epoll)) {
+            // No hand-over can ever be read here (decision D26), so this one ends the spawn.
+            if (taken.compareAndSet(false, true)) {
+                server.close();
+                context.blocking().execute(this::remove);
+            }
             refuse(
                     channel,
                     "the relay's " + context.transport().name()
                             + " transport cannot read a hand-over (expected: epoll)");
             return;
         }
+        if (peer.isEmpty()) {
+            turnAway(channel, "the relay cannot read the credentials of the peer");
+            return;
+        }
+        if (reading.incrementAndGet() > MAX_READING) {
+            reading.decrementAndGet();
+            turnAway(
+                    channel,
+                    "more than " + MAX_READING + " hand-overs at once on this spawn's socket (expected: its entry's)");
+            return;
+        }
+        channel.config().setAutoRead(false);
         int fd = epoll.fd().intValue();
-        long pid = peer.get().pid();
+        Transport.Peer entry = peer.get();
         context.blocking().execute(() -> {
-            remove();
-            Receiver.Outcome outcome = Receiver.receive(fd, pid, context.wanted(), context.timeoutMillis());
-            if (outcome instanceof Receiver.Accepted accepted) {
-                Optional<String> problem = adopt.apply(accepted);
-                outcome = problem.<Receiver.Outcome>map(Receiver.Refused::new).orElse(accepted);
+            Runnable answer;
+            try {
+                answer = read(channel, fd, entry);
+            } finally {
+                reading.decrementAndGet();
             }
-            Receiver.Outcome result = outcome;
-            channel.eventLoop().execute(() -> answer(channel, result));
+            channel.eventLoop().execute(answer);
         });
+    }
+
+    /**
+     * Off the event loop: reads one connection's hand-over, and when it carries the key and is the
+     * first to, takes the socket and puts the sockets to use. Returns the answer, for the
+     * connection's loop to write.
+     */
+    private Runnable read(Channel channel, int fd, Transport.Peer entry) {
+        Receiver.Outcome outcome = Receiver.receive(fd, entry.pid(), key, context.wanted(), context.timeoutMillis());
+        if (outcome instanceof Receiver.Unkeyed unkeyed) {
+            return () -> unkeyed(channel, entry, unkeyed.reason());
+        }
+        if (!taken.compareAndSet(false, true)) {
+            close(outcome);
+            return () -> turnAway(channel, "this spawn's sockets were handed over already (expected: one hand-over)");
+        }
+        server.close();
+        remove();
+        Receiver.Outcome result = outcome instanceof Receiver.Accepted accepted ? use(fd, entry, accepted) : outcome;
+        return () -> answer(channel, result);
+    }
+
+    /** Checks where the entry runs (decision D69), then puts its sockets to use; refused, they are closed. */
+    private Receiver.Outcome use(int fd, Transport.Peer entry, Receiver.Accepted accepted) {
+        Optional<String> problem =
+                SharedPids.check(fd, entry, context.sharedPids().getAsBoolean());
+        if (problem.isPresent()) {
+            close(accepted);
+        } else {
+            problem = adopt.apply(accepted);
+        }
+        return problem.<Receiver.Outcome>map(Receiver.Refused::new).orElse(accepted);
+    }
+
+    private static void close(Receiver.Outcome outcome) {
+        if (outcome instanceof Receiver.Accepted accepted) {
+            accepted.sockets().forEach(held -> Posix.closeQuietly(held.fd()));
+        }
     }
 
     private void answer(Channel channel, Receiver.Outcome outcome) {
@@ -230,13 +310,35 @@ public final class SpawnSocket implements AutoCloseable {
                 write(channel, Handoff.ACCEPTED);
             }
             case Receiver.Refused refused -> refuse(channel, refused.reason());
+            case Receiver.Unkeyed unkeyed -> turnAway(channel, unkeyed.reason());
         }
     }
 
+    /** A connection without the spawn's key: warned about (rate-limited like every line) and turned away. */
+    private void unkeyed(Channel channel, Transport.Peer peer, String reason) {
+        log.atWarn()
+                .addKeyValue("spawn", context.spawn())
+                .addKeyValue("pid", peer.pid())
+                .addKeyValue("uid", peer.uid())
+                .log(
+                        "spawn {}: turned away a connection to its socket that did not show its hand-over key: {};"
+                                + " the socket still waits for its entry",
+                        context.spawn(),
+                        reason);
+        turnAway(channel, reason);
+    }
+
+    /** The spawn's one hand-over was refused: the spawn can never serve (its socket was taken). */
     private void refuse(Channel channel, String reason) {
         log.warn("spawn {}: refused the hand-over: {}", context.spawn(), reason);
         record(channel, DenyCode.BAD_HANDOFF);
         handedOver.completeExceptionally(new HandoffRefused(reason));
+        write(channel, Handoff.REFUSED + reason);
+    }
+
+    /** A connection that is not the spawn's hand-over is refused; the spawn goes on as it was. */
+    private void turnAway(Channel channel, String reason) {
+        record(channel, DenyCode.BAD_HANDOFF);
         write(channel, Handoff.REFUSED + reason);
     }
 

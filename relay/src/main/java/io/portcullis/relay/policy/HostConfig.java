@@ -26,7 +26,8 @@ public record HostConfig(
         OwnerConfig owner,
         Limits limits,
         Log log,
-        Optional<Upstream> upstream) {
+        Optional<Upstream> upstream,
+        HandoffRules handoff) {
 
     /** Every default: the metadata deny list, no own names, the system's DNS, no upstream proxy. */
     public static final HostConfig DEFAULTS = new HostConfig(
@@ -41,6 +42,20 @@ public record HostConfig(
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(log, "log");
         Objects.requireNonNull(upstream, "upstream");
+        Objects.requireNonNull(handoff, "handoff");
+    }
+
+    /** A configuration with the default hand-over rules. */
+    public HostConfig(
+            DenyList denyList,
+            List<String> ownNames,
+            List<InetAddress> ownAddresses,
+            Dns dns,
+            OwnerConfig owner,
+            Limits limits,
+            Log log,
+            Optional<Upstream> upstream) {
+        this(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream, HandoffRules.DEFAULTS);
     }
 
     /** A configuration without an upstream proxy: every target is dialed directly. */
@@ -52,27 +67,43 @@ public record HostConfig(
             OwnerConfig owner,
             Limits limits,
             Log log) {
-        this(denyList, ownNames, ownAddresses, dns, owner, limits, log, Optional.empty());
+        this(denyList, ownNames, ownAddresses, dns, owner, limits, log, Optional.empty(), HandoffRules.DEFAULTS);
     }
 
     /** This configuration with other limits. */
     public HostConfig withLimits(Limits limits) {
-        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream, handoff);
     }
 
     /** This configuration with another owner check configuration. */
     public HostConfig withOwner(OwnerConfig owner) {
-        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream, handoff);
     }
 
     /** This configuration with another decision log. */
     public HostConfig withLog(Log log) {
-        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream, handoff);
+    }
+
+    /** This configuration with other hand-over rules. */
+    public HostConfig withHandoff(HandoffRules handoff) {
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream, handoff);
+    }
+
+    /**
+     * Who may hand a spawn's sockets over (SPEC R4), beyond its key and its {@code peerUid}.
+     *
+     * @param allowSharedPidNamespace whether an entry of the relay's own uid (not root of the relay's
+     *     user namespace) may hand over from the relay's own pid namespace, where it and the program
+     *     it becomes could signal and trace the relay; off, such a hand-over is refused
+     */
+    public record HandoffRules(boolean allowSharedPidNamespace) {
+        public static final HandoffRules DEFAULTS = new HandoffRules(false);
     }
 
     /** This configuration with another upstream proxy, or none. */
     public HostConfig withUpstream(Optional<Upstream> upstream) {
-        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream);
+        return new HostConfig(denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream, handoff);
     }
 
     /**

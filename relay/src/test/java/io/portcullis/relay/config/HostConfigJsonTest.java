@@ -1,6 +1,7 @@
 package io.portcullis.relay.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.portcullis.owner.OwnerConfig;
@@ -40,6 +41,18 @@ class HostConfigJsonTest {
                 List.of(limits.headerTimeout(), limits.connectTimeout(), limits.idleTimeout()));
         assertEquals(Duration.ofSeconds(5), HostConfig.DEFAULTS.dns().timeout());
         assertEquals(Duration.ofSeconds(1), HostConfig.DEFAULTS.owner().cacheWindow());
+        assertFalse(HostConfig.DEFAULTS.handoff().allowSharedPidNamespace(), "refused unless the operator says so");
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+            {}                                                | false
+            {"handoff": {}}                                   | false
+            {"handoff": {"allowSharedPidNamespace": false}}   | false
+            {"handoff": {"allowSharedPidNamespace": true}}    | true
+            """)
+    void readsWhetherAnEntryMayShareTheRelaysPidNamespace(String json, boolean allowed) throws ConfigException {
+        assertEquals(allowed, HostConfigJson.parse("t", json).handoff().allowSharedPidNamespace());
     }
 
     @ParameterizedTest(name = "{0} -> gatewayUid {1}")
@@ -106,7 +119,7 @@ class HostConfigJsonTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
-            {"deny": []}                                  | deny: unknown field (expected: one of denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream)
+            {"deny": []}                                  | deny: unknown field (expected: one of denyList, ownNames, ownAddresses, dns, owner, limits, log, upstream, handoff)
             {"denyList": "10.0.0.0/8"}                    | denyList: "10.0.0.0/8" (expected: an array)
             {"denyList": ["10.0.0.1/8"]}                  | denyList[0]: "10.0.0.1/8" (expected: host bits zero)
             {"denyList": ["10.0.0.0/33"]}                 | denyList[0]: "10.0.0.0/33" (expected: address/prefix, e.g. 10.0.0.0/8 or fd00::/8)
@@ -144,6 +157,8 @@ class HostConfigJsonTest {
             {"log": {"file": "relative.log"}}             | log.file: "relative.log" (expected: an absolute path)
             {"log": {"file": null}}                       | log.file: null (expected: a string)
             {"log": {"sink": "x"}}                        | log.sink: unknown field (expected: one of file)
+            {"handoff": {"allowSharedPidNamespace": "yes"}} | handoff.allowSharedPidNamespace: "yes" (expected: true or false)
+            {"handoff": {"sharedPids": true}}             | handoff.sharedPids: unknown field (expected: one of allowSharedPidNamespace)
             """)
     void oneProblem(String json, String problem) {
         ConfigException e = assertThrows(ConfigException.class, () -> HostConfigJson.parse("t", json));

@@ -53,8 +53,18 @@ public final class RemoteEntry implements AutoCloseable {
     /**
      * An entry in a network namespace owned by a user namespace of its own, where it is root: the
      * rootless wall ({@code unshare -U -r -n}), whose program may destroy its namespace's sockets.
+     * It has a pid namespace of its own too, as a wall of the relay's uid needs (decision D69).
      */
     public static RemoteEntry startRootless() throws IOException {
+        return start(List.of("unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child"));
+    }
+
+    /**
+     * The rootless wall without a pid namespace ({@code unshare -U -r -n}): its entry is of the
+     * relay's uid (root's, for a relay run as root) and in the relay's pid namespace, where it could
+     * signal the relay (decision D69).
+     */
+    public static RemoteEntry startRootlessSharingPids() throws IOException {
         return start(List.of("unshare", "--user", "--map-root-user", "--net"));
     }
 
@@ -87,9 +97,12 @@ public final class RemoteEntry implements AutoCloseable {
         return Integer.parseInt(answer.substring("exit ".length()));
     }
 
-    /** Hands over a proxy socket on {@code proxy} and forwards on {@code forwards} to {@code socket}. */
-    public synchronized void handOver(Path socket, int proxy, List<Integer> forwards) throws IOException {
-        commands.println(socket + " " + proxy + " "
+    /**
+     * Hands over a proxy socket on {@code proxy} and forwards on {@code forwards} to {@code socket},
+     * with the spawn's hand-over {@code key}.
+     */
+    public synchronized void handOver(Path socket, String key, int proxy, List<Integer> forwards) throws IOException {
+        commands.println(socket + " " + key + " " + proxy + " "
                 + String.join(",", forwards.stream().map(String::valueOf).toList()));
         String answer = answers.readLine();
         if (!"accepted".equals(answer)) {
@@ -126,7 +139,7 @@ public final class RemoteEntry implements AutoCloseable {
     }
 
     /**
-     * The child: one line per hand-over on stdin ({@code SOCKET PROXY [F1,F2...]}) or command
+     * The child: one line per hand-over on stdin ({@code SOCKET KEY PROXY [F1,F2...]}) or command
      * ({@code run WORD...}), one answer line on stdout.
      */
     public static void main(String[] args) throws IOException, InterruptedException {
@@ -143,11 +156,12 @@ public final class RemoteEntry implements AutoCloseable {
                 out.println("exit " + run.waitFor());
                 continue;
             }
-            List<Integer> forwards = parts.length > 2 && !parts[2].isEmpty()
-                    ? Arrays.stream(parts[2].split(",")).map(Integer::valueOf).toList()
+            List<Integer> forwards = parts.length > 3 && !parts[3].isEmpty()
+                    ? Arrays.stream(parts[3].split(",")).map(Integer::valueOf).toList()
                     : List.of();
             try {
-                TestEntry.handOver(Path.of(parts[0]), Integer.parseInt(parts[1]), forwards, OptionalInt.empty(), true);
+                TestEntry.handOver(
+                        Path.of(parts[0]), parts[1], Integer.parseInt(parts[2]), forwards, OptionalInt.empty(), true);
                 out.println("accepted");
             } catch (IOException | RuntimeException e) {
                 out.println(e.getMessage().replace('\n', ' '));

@@ -236,21 +236,22 @@ class ControlPeersEndToEndTest {
         String socket = JSON.readTree(body(opened)).get("socket").asText();
         assertTrue(Files.exists(token));
 
-        // The forger: a process of the wall's uid that speaks anything but the hand-over on the spawn socket.
-        Run forged = Run.of(
-                then(
-                        AS_DAEMON_UID,
-                        List.of(
-                                "/usr/bin/python3",
-                                "-c",
-                                "import socket, sys\n"
-                                        + "s = socket.socket(socket.AF_UNIX)\n"
-                                        + "s.connect(sys.argv[1])\n"
-                                        + "s.sendall(b'GET / HTTP/1.1\\r\\n\\r\\n')\n"
-                                        + "print(s.makefile().readline().strip())\n",
-                                socket)),
-                "",
-                30);
+        // A broken hand-over from the wall's own side: the spawn's key, then no socket. (Without the
+        // key, a connection is turned away and the spawn stays: HandoffPeersEndToEndTest.)
+        String key = JSON.readTree(body(opened)).get("handoffKey").asText();
+        ProcessBuilder forger = new ProcessBuilder(then(
+                AS_DAEMON_UID,
+                List.of(
+                        "/usr/bin/python3",
+                        "-c",
+                        "import os, socket, sys\n"
+                                + "s = socket.socket(socket.AF_UNIX)\n"
+                                + "s.connect(sys.argv[1])\n"
+                                + "s.sendall(b'PCH2' + bytes.fromhex(os.environ['KEY']) + b'\\x00')\n"
+                                + "print(s.makefile().readline().strip())\n",
+                        socket)));
+        forger.environment().put("KEY", key);
+        Run forged = Run.of(forger, "", 30);
         assertTrue(forged.out().startsWith("refused bad-handoff: "), forged.toString());
 
         Run list = curl(AS_DAEMON_UID, "GET", "/spawns", null);

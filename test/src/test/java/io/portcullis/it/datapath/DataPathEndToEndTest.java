@@ -475,7 +475,7 @@ class DataPathEndToEndTest {
      * 1024 (the DNS socket's 53) are opened to every uid in that namespace first, as bubblewrap's
      * {@code CAP_NET_BIND_SERVICE} does for {@code run}.
      */
-    private static List<String> entryAs(int uid, Spawn spawn, String script) {
+    private static ProcessBuilder entryAs(int uid, Spawn spawn, String script) {
         String java = System.getenv().getOrDefault("PORTCULLIS_JAVA", System.getProperty("java.home") + "/bin/java");
         List<String> entry = new ArrayList<>(List.of(
                 "/bin/sh",
@@ -497,6 +497,8 @@ class DataPathEndToEndTest {
                 spawn.handle().socket().toString()));
         entry.addAll(spawn.entrySockets(spawn.handle().proxyPort()));
         entry.addAll(List.of("--", "sh", "-c", script));
-        return TestWorld.inSpawnNamespace(entry);
+        return Portcullis.withKey(
+                new ProcessBuilder(TestWorld.inSpawnNamespace(entry)),
+                spawn.handle().handoffKey());
     }
 }

@@ -82,7 +82,8 @@ class DoorTokenLogTest {
                                 .readLine());
                 Path socket = Path.of(ready.get("socket").asText());
                 String token = Files.readString(Path.of(ready.get("tokenFile").asText()));
-                handOver(socket, ready.get("proxyPort").asInt());
+                String key = ready.get("handoffKey").asText();
+                handOver(socket, key, ready.get("proxyPort").asInt());
                 List<String> answers = new ArrayList<>();
                 for (String request : requests(token)) {
                     answers.add(send(request));
@@ -104,6 +105,8 @@ class DoorTokenLogTest {
                 assertFalse(stderr.contains(token), "the token is on standard error");
                 assertFalse(lines.contains(token.substring(0, 16)), "part of the token is in the decision log");
                 assertFalse(stderr.contains(token.substring(0, 16)), "part of the token is on standard error");
+                assertFalse(lines.contains(key.substring(0, 16)), "the hand-over key is in the decision log");
+                assertFalse(stderr.contains(key.substring(0, 16)), "the hand-over key is on standard error");
             } finally {
                 relay.destroyForcibly();
             }
@@ -124,12 +127,12 @@ class DoorTokenLogTest {
     }
 
     /** Hands over the spawn's proxy and door sockets from this test's namespace, as the entry would. */
-    static void handOver(Path socket, int proxyPort) throws IOException {
+    static void handOver(Path socket, String key, int proxyPort) throws IOException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         List<Handoff.Socket> sockets = List.of(
                 new Handoff.Socket(Handoff.Kind.PROXY, new InetSocketAddress(loopback, proxyPort)),
                 new Handoff.Socket(Handoff.Kind.DOOR, new InetSocketAddress(loopback, DOOR)));
-        String answer = Sender.bindAndHandOver(socket, sockets, 10_000);
+        String answer = Sender.bindAndHandOver(socket, Handoff.Key.parse(key), sockets, 10_000);
         if (!answer.equals(Handoff.ACCEPTED)) {
             throw new IOException("the relay refused the hand-over: " + answer);
         }

@@ -138,10 +138,11 @@ class DrainEndToEndTest {
         ready.get("named")
                 .forEach(named ->
                         sockets.addAll(List.of("--named", named.get("address").asText())));
-        Process client = started(new ProcessBuilder(Portcullis.entryInSpawnNamespace(
+        Process client = started(Portcullis.entryInSpawnNamespace(
                         Path.of(ready.get("socket").asText()),
+                        ready.get("handoffKey").asText(),
                         sockets,
-                        List.of("python3", "-u", "-c", CLIENT, proxyPort)))
+                        List.of("python3", "-u", "-c", CLIENT, proxyPort))
                 .redirectError(dir.resolve("entry-stderr.txt").toFile()));
         toClient = new PrintWriter(client.getOutputStream(), true, StandardCharsets.UTF_8);
         fromClient = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8));

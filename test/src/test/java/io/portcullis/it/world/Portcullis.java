@@ -1,5 +1,6 @@
 package io.portcullis.it.world;
 
+import io.portcullis.wire.Handoff;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,10 +41,12 @@ public final class Portcullis {
     }
 
     /**
-     * The command line that runs {@code ./portcullis entry --relay SOCKET entryArgs... -- command...}
-     * the way a wall does: in a fresh network namespace with loopback only.
+     * {@code ./portcullis entry --relay SOCKET entryArgs... -- command...}, ready to start, the way a
+     * wall runs it: in a fresh network namespace with loopback only, the spawn's hand-over {@code
+     * key} in its environment.
      */
-    public static List<String> entryInSpawnNamespace(Path socket, List<String> entryArgs, List<String> command) {
+    public static ProcessBuilder entryInSpawnNamespace(
+            Path socket, String key, List<String> entryArgs, List<String> command) {
         List<String> argv = new ArrayList<>(
                 List.of(root().resolve("portcullis").toString(), "entry", "--relay", socket.toString()));
         argv.addAll(entryArgs);
@@ -51,6 +54,12 @@ public final class Portcullis {
             argv.add("--");
             argv.addAll(command);
         }
-        return TestWorld.inSpawnNamespace(argv);
+        return withKey(new ProcessBuilder(TestWorld.inSpawnNamespace(argv)), key);
+    }
+
+    /** {@code builder} with the spawn's hand-over key where the entry reads it. */
+    public static ProcessBuilder withKey(ProcessBuilder builder, String key) {
+        builder.environment().put(Handoff.Key.ENVIRONMENT, key);
+        return builder;
     }
 }

@@ -103,7 +103,8 @@ public final class Spawn implements AutoCloseable {
     public Run run(List<String> entryArgs, String script, long timeoutSeconds)
             throws IOException, InterruptedException {
         return Run.of(
-                Portcullis.entryInSpawnNamespace(handle.socket(), entryArgs, List.of("sh", "-c", script)),
+                Portcullis.entryInSpawnNamespace(
+                        handle.socket(), handle.handoffKey(), entryArgs, List.of("sh", "-c", script)),
                 "",
                 timeoutSeconds);
     }
