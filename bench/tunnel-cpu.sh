@@ -6,6 +6,8 @@
 #   bench/tunnel-cpu.sh                         # this tree
 #   bench/tunnel-cpu.sh /path/to/older .        # before/after: rounds alternate between the trees,
 #                                               # in the opposite order every other round
+#   bench/tunnel-cpu.sh . netty-floor           # beside the harness's Netty floor, measured the same way
+#                                               # (its process in the relay column; built by bench-peers/setup.sh)
 # Root only: the relay, the entry, the origin and the load run as the unprivileged user that
 # bench/run-peers makes, whose uid the host configuration names as the gateway's, so the owner check
 # runs on every tunnel (a cached answer, as in the harness). Everything is on loopback and bounded.
@@ -13,7 +15,9 @@
 # SECS per measured window (3), PERFSTAT=1 also counts the relay's system calls (perf stat; slower),
 # PERFSTAT=entry the entry's instead, THREADS=1 also splits the relay's CPU time by thread, PERFREC=DIR
 # also samples the relay's stacks (perf record -g, with the JIT's symbols) into DIR/LABEL-cC.data, a flat profile in .txt
-# (PORTCULLIS_JAVA_OPTS=-XX:+PreserveFramePointer gives whole Java stacks; the figures are then slower).
+# (PORTCULLIS_JAVA_OPTS=-XX:+PreserveFramePointer gives whole Java stacks; the figures are then slower;
+# the JIT's symbols come from -XX:+DumpPerfMapAtExit, since the relay refuses an attach).
+# BENCH_FLOORS: where setup.sh built the floors (default /var/cache/bench-peers/floors).
 # BENCH_PEERS: the harness folder (default: ../shared/bench-peers beside this repository).
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -23,12 +27,23 @@ rounds=${ROUNDS:-4} concurrency=${CONCURRENCY:-"1 16"} warm=${WARM:-25} secs=${S
 [ "$(id -u)" = 0 ] || { echo "tunnel-cpu: run as root (it runs the parts as $user)" >&2; exit 2; }
 [ -f "$peers/src/loadgen.c" ] || { echo "tunnel-cpu: no harness at $peers (set BENCH_PEERS)" >&2; exit 2; }
 id -u "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+floors=${BENCH_FLOORS:-/var/cache/bench-peers/floors}
 roots=()
 for r in "${@:-$here}"; do
+    if [ "$r" = netty-floor ]; then
+        [ -x "$floors/bin/netty-floor" ] || { echo "tunnel-cpu: no netty-floor in $floors (run bench-peers/setup.sh)" >&2; exit 2; }
+        roots+=(netty-floor)
+        continue
+    fi
     r=$(cd "$r" && pwd)
     "$r/portcullis" --help >/dev/null   # builds as root when stale; the user only reads the tree
     roots+=("$r")
 done
+
+if [ -n "${PERFREC:-}" ]; then  # the JIT's symbols at exit, for perf report
+    export PORTCULLIS_JAVA_OPTS="${PORTCULLIS_JAVA_OPTS:-} -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
+    export PERF_JAVA_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
+fi
 
 work=$(mktemp -d)
 chmod 755 "$work"
@@ -81,6 +96,14 @@ one() {
         handoff=', "handoff": {"allowSharedPidNamespace": true}'
     printf '{"log": {"file": "%s/decisions.jsonl"}, "owner": {"gatewayUid": %s}, "limits": {"spawnRate": 1000000, "spawnBurst": 1000000}%s}\n' \
         "$dir" "$(id -u "$user")" "$handoff" >"$dir/host.json"
+    if [ "$root" = netty-floor ]; then  # as the harness's netty-floor.peer starts it
+        "${as_user[@]}" env FLOOR_JAVA_OPTS="--sun-misc-unsafe-memory-access=allow ${PERF_JAVA_OPTS:-}" \
+            "$floors/bin/netty-floor" "$port" --loops 2 --allow "$origin" >"$dir/relay.log" 2>&1 &
+        relay=$!
+        pids+=($relay)
+        entry=$relay
+        exec 7>/dev/null
+    else
     mkfifo "$dir/lifeline"
     "${as_user[@]}" "$root/portcullis" relay --spawn "$dir/spawn.json" --host "$dir/host.json" --dir "$dir" \
         <"$dir/lifeline" >"$dir/relay.log" 2>&1 &
@@ -98,6 +121,7 @@ one() {
         >"$dir/entry.log" 2>&1 &
     entry=$!
     pids+=($entry)
+    fi
     local load=("${as_user[@]}" "$work/loadgen")
     local to=(--target "$origin" --proxy "127.0.0.1:$port")
     for i in $(seq 100); do "${load[@]}" probe "${to[@]}" --seconds 1 >/dev/null 2>&1 && break; sleep 0.1; done
@@ -117,6 +141,7 @@ one() {
     r0=$(cpu "$relay") e0=$(cpu "$entry") l0=$(loops "$relay")
     out=$("${load[@]}" new --concurrency "$c" --count 10000000 --seconds "$secs" "${to[@]}")
     r1=$(cpu "$relay") e1=$(cpu "$entry") l1=$(loops "$relay")
+    [ "$entry" != "$relay" ] || e1=$e0
     [ -z "${THREADS:-}" ] || threads "$relay" >"$dir/threads1"
     [ ${#perf[@]} = 0 ] || wait "${perf[0]}"
     n=$(sed -n 's/.*"count":\([0-9]*\).*/\1/p' <<<"$out")
@@ -134,8 +159,10 @@ one() {
                     printf "    relay %-18s x%-3d user %4.0f sys %4.0f us/tunnel, %5.2f context switches/tunnel\n",
                         $1, $8, ($5 - $2) * us, ($6 - $3) * us, ($7 - $4) / n }'
     fi
-    if [ -n "${PERFREC:-}" ]; then  # the JIT's symbols, written as the relay's user to /tmp/perf-PID.map
-        "${as_user[@]}" "$(dirname "$(readlink -f "/proc/$relay/exe")")/jcmd" "$relay" Compiler.perfmap >/dev/null 2>&1 || true
+    exec 7>&-
+    stop
+    if [ -n "${PERFREC:-}" ]; then  # the JIT's symbols, written at exit as the relay's user to /tmp/perf-PID.map
+        for i in $(seq 50); do [ -s "/tmp/perf-$relay.map" ] && break; sleep 0.1; done
         chown root: "/tmp/perf-$relay.map" 2>/dev/null || true  # perf reads only its own user's maps
         mkdir -p "$PERFREC"
         mv "$dir/perf.data" "$PERFREC/$label-c$c.data"
@@ -147,8 +174,6 @@ one() {
             if ($1 > 0) printf "    %-30s %6.2f per tunnel\n", $2, $1 / n }' \
             "$dir/perf.txt" | sort -k2 -nr | head -16
     fi
-    exec 7>&-
-    stop
 }
 
 # Every run leaves tens of thousands of loopback connections in TIME_WAIT, which slow the next run's
