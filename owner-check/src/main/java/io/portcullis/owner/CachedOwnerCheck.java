@@ -28,6 +28,9 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
 
     private final AutoCloseable resources;
     private final Duration deadline;
+    /** The answer of a check that took longer than the deadline, made once (it is the same every time). */
+    private final OwnerAnswer late;
+
     private volatile boolean closed;
 
     /**
@@ -52,6 +55,7 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
                         .buildAsync(judge::answer);
         this.resources = resources;
         this.deadline = deadline;
+        this.late = OwnerAnswer.deny(OwnerCode.ERROR, "owner check took longer than " + deadline, OwnerEvidence.NONE);
     }
 
     /**
@@ -80,7 +84,7 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
                     ? CompletableFuture.supplyAsync(() -> judge.answer(query), executor)
                     : cache.get(query);
             return answer.exceptionally(CachedOwnerCheck::failed)
-                    .completeOnTimeout(late(), deadline.toNanos(), TimeUnit.NANOSECONDS);
+                    .completeOnTimeout(late, deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failed(e));
         }
@@ -89,10 +93,6 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
     @Override
     public DockerNetworks dockerNetworks() {
         return judge.dockerNetworks();
-    }
-
-    private OwnerAnswer late() {
-        return OwnerAnswer.deny(OwnerCode.ERROR, "owner check took longer than " + deadline, OwnerEvidence.NONE);
     }
 
     private static OwnerAnswer failed(Throwable t) {
