@@ -60,6 +60,7 @@ public final class Posix {
     static final int F_GETFL = 3;
     static final int F_SETFL = 4;
     static final int F_SETFD = 2;
+    static final int F_DUPFD_CLOEXEC = 1030;
     static final int FD_CLOEXEC = 1;
     static final int O_NONBLOCK = 0x800;
     static final int O_CLOEXEC = 0x80000;
@@ -141,6 +142,7 @@ public final class Posix {
         SIGACTION(13, 134),
         PRLIMIT64(302, 261),
         GETEUID(107, 175),
+        GETTID(186, 178),
         EXECVE(59, 221);
 
         private final long number;
@@ -548,6 +550,30 @@ public final class Posix {
         check("fcntl", invoke(Call.FCNTL, fd, F_SETFL, flags | O_NONBLOCK));
     }
 
+    /**
+     * Makes {@code fd} blocking: what a holder of a copy of a handed-over socket can do to the one
+     * open file description every copy shares (the relay's tests play that holder).
+     */
+    public static void blocking(int fd) throws Failure {
+        int flags = check("fcntl", invoke(Call.FCNTL, fd, F_GETFL, 0));
+        check("fcntl", invoke(Call.FCNTL, fd, F_SETFL, flags & ~O_NONBLOCK));
+    }
+
+    /** Whether {@code fd}'s open file description lacks {@code O_NONBLOCK}, so a read or an accept on it may wait. */
+    public static boolean isBlocking(int fd) throws Failure {
+        return (check("fcntl", invoke(Call.FCNTL, fd, F_GETFL, 0)) & O_NONBLOCK) == 0;
+    }
+
+    /** A new descriptor, close-on-exec, for the open file of {@code fd}, whatever {@code fd} is at that moment. */
+    public static int duplicate(int fd) throws Failure {
+        return check("fcntl F_DUPFD_CLOEXEC", invoke(Call.FCNTL, fd, F_DUPFD_CLOEXEC, 0));
+    }
+
+    /** The calling thread's id in the kernel (gettid), as /proc/self/task names it. */
+    public static int threadId() {
+        return invoke(Call.GETTID);
+    }
+
     /** Marks {@code fd} close-on-exec. */
     static void closeOnExec(int fd) throws Failure {
         check("fcntl", invoke(Call.FCNTL, fd, F_SETFD, FD_CLOEXEC));
@@ -613,6 +639,7 @@ public final class Posix {
     private static final int AT_FDCWD = -100;
     private static final int AT_EMPTY_PATH = 0x1000;
     private static final int STATX_BASIC_STATS = 0x7ff;
+    private static final int STATX_INO = 0x100;
 
     /**
      * Opens {@code path} for reading, close-on-exec, without following a link in its last part
@@ -655,6 +682,19 @@ public final class Posix {
     /** The effective uid of this process: the owner of the files it creates. */
     public static int effectiveUid() {
         return invoke(Call.GETEUID);
+    }
+
+    /**
+     * The inode number of the open file {@code fd} (statx of the descriptor itself): for a socket,
+     * its identity while it lives, whichever descriptor names it.
+     */
+    public static long inode(int fd) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment statx = arena.allocate(256, 8);
+            check("statx", invoke(Call.STATX, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_INO, statx));
+            // struct statx: stx_ino (u64) at 32
+            return statx.get(JAVA_LONG, 32);
+        }
     }
 
     /** The facts of the open file {@code fd} (statx of the descriptor itself). */
