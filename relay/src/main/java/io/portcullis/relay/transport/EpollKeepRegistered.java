@@ -13,10 +13,15 @@ import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.UnixChannel;
 import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.portcullis.wire.Posix;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -50,6 +55,14 @@ import org.slf4j.LoggerFactory;
  * level-triggered descriptor that stays in that state would turn its event loop for ever. For a
  * state nobody foresaw, a handed-over socket that wakes its loop too often with nothing to give
  * is closed too ({@link EmptyWakeups}).
+ *
+ * <p>{@code O_NONBLOCK} belongs to the open file description that every copy of a handed-over
+ * socket shares, so a holder of a copy can make the relay's socket blocking, and the relay's next
+ * accept or receive that finds nothing would wait with its whole event loop. Before each event of
+ * a handed-over socket reaches Netty the flag is read, and a socket found blocking is closed. That
+ * check and the call after it are two moments, so every event loop of this handler is also
+ * watched from another thread ({@link LoopWatchdog}): a loop blocked in a system call on a
+ * handed-over socket has that socket shut down, and its channel closed, within two ticks.
  */
 final class EpollKeepRegistered implements IoHandlerFactory {
     private static final Logger log = LoggerFactory.getLogger(EpollKeepRegistered.class);
@@ -65,6 +78,7 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
     private final IoHandlerFactory epoll = EpollIoHandler.newFactory();
     private final LongSupplier nanoTime;
+    private final LoopWatchdog watchdog;
 
     /** The handed-over sockets not registered yet, by their channel's I/O handle, with the events that end them. */
     private final Map<Object, Watched> watched = new ConcurrentHashMap<>();
@@ -72,19 +86,26 @@ final class EpollKeepRegistered implements IoHandlerFactory {
     /** @param nanoTime the monotonic clock that {@link EmptyWakeups} counts a second on */
     EpollKeepRegistered(LongSupplier nanoTime) {
         this.nanoTime = nanoTime;
+        this.watchdog = new LoopWatchdog(Path.of("/proc/self/task"), nanoTime);
     }
 
     @Override
     public IoHandler newHandler(ThreadAwareExecutor executor) {
-        return new Handler(epoll.newHandler(executor), executor, watched);
+        return new Handler(epoll.newHandler(executor), executor, watched, watchdog);
     }
 
     /**
      * Closes {@code channel}, once registered, when its socket reports one of {@code ending}'s
-     * events, or wakes its loop too often with nothing to give ({@link EmptyWakeups}), saying why
-     * ({@link Transport#stop}). EPOLLRDHUP among {@code ending} is asked for with every interest.
+     * events, is found blocking at an event, blocks its loop ({@link LoopWatchdog}), or wakes its
+     * loop too often with nothing to give ({@link EmptyWakeups}), saying why ({@link
+     * Transport#stop}). EPOLLRDHUP among {@code ending} is asked for with every interest.
      */
-    <C extends Channel> C watch(C channel, int ending) {
+    <C extends Channel & UnixChannel> C watch(C channel, int ending) {
+        try {
+            watchdog.adopt(channel, channel.fd().intValue());
+        } catch (Posix.Failure e) {
+            throw new UncheckedIOException(e);
+        }
         Object handle = channel.unsafe();
         EmptyWakeups empty = new EmptyWakeups(nanoTime);
         channel.pipeline().addFirst(empty);
@@ -116,16 +137,21 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         private final List<Registration> changed = new ArrayList<>();
 
         private final Map<Object, Watched> watched;
+        private final LoopWatchdog watchdog;
+        private LoopWatchdog.Loop loop;
 
-        Handler(IoHandler epoll, ThreadAwareExecutor executor, Map<Object, Watched> watched) {
+        Handler(IoHandler epoll, ThreadAwareExecutor executor, Map<Object, Watched> watched, LoopWatchdog watchdog) {
             this.epoll = epoll;
             this.executor = executor;
             this.watched = watched;
+            this.watchdog = watchdog;
         }
 
+        /** On the loop's thread, as it starts. */
         @Override
         public void initialize() {
             epoll.initialize();
+            loop = watchdog.started(executor);
         }
 
         @Override
@@ -145,6 +171,9 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
         @Override
         public void destroy() {
+            if (loop != null) {
+                watchdog.stopped(loop);
+            }
             epoll.destroy();
         }
 
@@ -256,6 +285,11 @@ final class EpollKeepRegistered implements IoHandlerFactory {
                 Transport.stop(watch.channel(), stopped(ops & watch.ending()));
                 return;
             }
+            Optional<String> blocking = blocking(handle.fd().intValue());
+            if (blocking.isPresent()) {
+                Transport.stop(watch.channel(), blocking.get());
+                return;
+            }
             long given = watch.empty().given();
             handle.handle(registration, event);
             if ((ops & ~EPOLLOUT) != 0
@@ -266,6 +300,17 @@ final class EpollKeepRegistered implements IoHandlerFactory {
                         watch.channel(),
                         "the socket woke the relay more than " + EmptyWakeups.MAX_PER_SECOND
                                 + " times in a second with nothing to accept or read");
+            }
+        }
+
+        /** Why a read or an accept on {@code fd} could wait: it was made blocking, or its flags cannot be read. */
+        private static Optional<String> blocking(int fd) {
+            try {
+                return Posix.isBlocking(fd)
+                        ? Optional.of("the socket was made blocking (a holder of a copy cleared its O_NONBLOCK)")
+                        : Optional.empty();
+            } catch (Posix.Failure e) {
+                return Optional.of("its flags could not be read: " + e.getMessage());
             }
         }
 
