@@ -19,6 +19,10 @@ public enum DenyCode {
     DNS_FAILED("dns-failed", "the name could not be resolved"),
     DNS_TIMEOUT("dns-timeout", "the name did not resolve in time"),
     DNS_EMPTY("dns-empty", "the name resolved to no address"),
+    DNS_UNREACHABLE(
+            "dns-unreachable",
+            "no DNS server could be asked: nothing listens at a server on this host, or the network to it is"
+                    + " unreachable"),
     DEFAULT_NOT_LOOPBACK("default-not-loopback", "a manifest default must name a loopback address"),
     DEFAULT_GATEWAY_PORT("default-gateway-port", "a manifest default may not name the gateway's port"),
     DOOR_ROUTE("door-route", "the method and path are not a route of this spawn's door set"),

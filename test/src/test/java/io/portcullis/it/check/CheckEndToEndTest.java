@@ -14,6 +14,7 @@ import io.portcullis.it.world.Run;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.world.DnsAnswer;
 import java.io.IOException;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -265,6 +266,25 @@ class CheckEndToEndTest {
                 List.of("check", "--spawn", world.dir().resolve("absent.json").toString(), "nas.lan:8443"), "");
         assertEquals(2, missing.exit(), missing.toString());
         assertEquals("", missing.out());
+    }
+
+    /** Issue 25: a resolver that is not running was reported as a name without addresses (dns-empty). */
+    @Test
+    void aResolverThatIsNotRunningIsDnsUnreachableNamingIt() throws Exception {
+        int port;
+        try (DatagramSocket free = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        Path spawn = write("spawn.json", INTERNET_SPAWN);
+        Path host = write("host-stopped-dns.json", "{\"dns\": {\"servers\": [\"127.0.0.1:" + port + "\"]}}");
+        Run run = Portcullis.run(
+                List.of("check", "--spawn", spawn.toString(), "--host", host.toString(), "www.example.test:443"), "");
+        JsonNode line = onlyLine(run);
+        assertEquals("dns-unreachable", line.path("code").asText(), line.toString());
+        assertTrue(
+                line.path("detail").asText().contains("127.0.0.1:" + port)
+                        && line.path("detail").asText().contains("nothing holds its port"),
+                line.toString());
     }
 
     private static Run check(String spawnJson, List<String> targets, String stdin)
