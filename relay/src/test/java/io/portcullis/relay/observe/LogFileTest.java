@@ -179,6 +179,42 @@ class LogFileTest {
         assertEquals("keep\n", Files.readString(victim));
     }
 
+    /**
+     * Issue 25: a log in a folder that does not exist was reported as a link. Each cause is said
+     * as itself, naming what to change.
+     */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "missing/deeper/decisions.jsonl | the folder {dir}/missing does not exist",
+                "file/decisions.jsonl           | a part of its path is not a folder: {dir}/file",
+                "folder                         | it is a folder (expected: a regular file)",
+                "link                           | it is a link, and a link at the log's name is never followed",
+            })
+    void theCauseOfALogThatCannotBeOpenedIsSaidAsItIs(String name, String cause) throws IOException {
+        Files.writeString(dir.resolve("file"), "");
+        Files.createDirectory(dir.resolve("folder"));
+        Files.createSymbolicLink(dir.resolve("link"), dir.resolve("elsewhere"));
+
+        IOException refused = assertThrows(IOException.class, () -> LineFile.open(dir.resolve(name)));
+
+        assertTrue(refused.getMessage().contains(cause.replace("{dir}", dir.toString())), refused.getMessage());
+    }
+
+    @Test
+    void aFolderThatDeniesTheWriteIsNamedWithItsOwnerAndMode() throws IOException {
+        Path folder = Files.createDirectory(dir.resolve("logs"));
+        Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        String cause = LineFile.cause(folder.resolve("decisions.jsonl"), Posix.EACCES, new IOException("open"));
+
+        assertEquals(
+                "permission denied: uid " + Posix.effectiveUid() + " may not make a file in the folder " + folder
+                        + " (a folder of uid " + Posix.effectiveUid() + ", mode rwxr-xr-x)",
+                cause);
+    }
+
     private Path fifo() throws Exception {
         Path fifo = dir.resolve("decisions.jsonl");
         Process mkfifo = new ProcessBuilder("mkfifo", "-m", "0600", fifo.toString()).start();

@@ -491,6 +491,20 @@ class RunEndToEndTest {
         }
     }
 
+    /** Issue 25: a host file whose log.file's folder does not exist was said to be a link. */
+    @Test
+    void aDecisionLogInAFolderThatDoesNotExistIsSaidSo() throws Exception {
+        Path logs = dir.resolve("no-such-folder");
+        Files.writeString(
+                host,
+                "{\"dns\": {\"servers\": [\"" + world.dns().hostConfigForm() + "\"]}, \"log\": {\"file\": \""
+                        + logs.resolve("decisions.jsonl") + "\"}}");
+        Run run = run("bwrap", List.of(), "true");
+        assertEquals(125, run.exit(), run.toString());
+        assertTrue(run.err().contains("the folder " + logs + " does not exist"), run.err());
+        assertFalse(run.err().contains("link"), run.err());
+    }
+
     @Test
     void aPolicyFileAndAllowTogetherAreAUsageError() throws Exception {
         Path spawn = dir.resolve("spawn.json");
