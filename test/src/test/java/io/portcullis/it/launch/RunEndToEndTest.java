@@ -491,6 +491,35 @@ class RunEndToEndTest {
         }
     }
 
+    /**
+     * Issue 25: every run printed the relay's JSON descriptor warning, about a relay-wide budget
+     * (16384) a run never uses. Now only a limit below the spawn's own budget is said, in one line.
+     */
+    @ParameterizedTest(name = "hard limit {0} -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "4096 | ''",
+                "1024 | portcullis run: warning: the descriptor limit 1024 lets the relay hold 224 connections, fewer"
+                        + " than this spawn's limits.spawnConnections 512 (1600 descriptors)"
+            })
+    void theDescriptorLimitIsSaidOnlyWhenTheSpawnsOwnBudgetCannotBeMet(int hard, String line) throws Exception {
+        ProcessBuilder command =
+                Portcullis.command(List.of("run", "--sandbox", "bwrap", "--host", host.toString(), "--", "true"));
+        command.command().addAll(0, List.of("prlimit", "--nofile=" + hard + ":" + hard, "--"));
+        Run run = Run.of(command, "", 60);
+        assertEquals(0, run.exit(), run.toString());
+        List<String> said =
+                run.err().lines().filter(l -> l.contains("descriptor")).toList();
+        if (line.isEmpty()) {
+            assertEquals(List.of(), said, run.err());
+        } else {
+            assertEquals(1, said.size(), run.err());
+            assertTrue(said.getFirst().startsWith(line), run.err());
+        }
+        assertFalse(run.err().contains("{\"time\""), "no JSON on a person's terminal: " + run.err());
+    }
+
     /** Issue 25: a host file whose log.file's folder does not exist was said to be a link. */
     @Test
     void aDecisionLogInAFolderThatDoesNotExistIsSaidSo() throws Exception {
