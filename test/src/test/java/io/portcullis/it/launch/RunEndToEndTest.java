@@ -520,6 +520,31 @@ class RunEndToEndTest {
         assertFalse(run.err().contains("{\"time\""), "no JSON on a person's terminal: " + run.err());
     }
 
+    /**
+     * Issue 25: own names that did not resolve held each start for the DNS timeout with no word.
+     * Now the start waits a second at most and says which names, and what follows.
+     */
+    @Test
+    void ownNamesThatDoNotAnswerAreSaidAtOnceAndDoNotHoldTheStart() throws Exception {
+        world.zone().set("own.example.test", DnsAnswer.silent());
+        Files.writeString(
+                host,
+                "{\"ownNames\": [\"own.example.test\"], \"dns\": {\"servers\": [\""
+                        + world.dns().hostConfigForm() + "\"], \"timeoutMillis\": 30000}}");
+        long start = System.nanoTime();
+        Run run = run("bwrap", List.of("--internet"), "true");
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+
+        assertEquals(0, run.exit(), run.toString());
+        assertTrue(seconds < 25, "the start waited for the 30 s DNS timeout: " + seconds + " s");
+        assertTrue(
+                run.err()
+                        .contains("portcullis run: warning: own names do not resolve: own.example.test (no answer yet"
+                                + " after 1000 ms); until they do, the internet shape refuses every target"
+                                + " (own-names-unresolved)"),
+                run.err());
+    }
+
     /** Issue 25: a host file whose log.file's folder does not exist was said to be a link. */
     @Test
     void aDecisionLogInAFolderThatDoesNotExistIsSaidSo() throws Exception {
