@@ -439,6 +439,29 @@ class RunEndToEndTest {
         }
     }
 
+    /**
+     * Issue 25: for a user who may not ask Docker, root's own service was refused as "Docker is
+     * unreachable". It is root's: that is the reason, and what to change says so.
+     */
+    @Test
+    void rootsServiceIsRefusedAsRootsForAUserWhoCannotAskDocker() throws Exception {
+        try (Service service = Service.start("0")) {
+            ProcessBuilder builder = forwardExample(service.port());
+            builder.environment().remove("SUDO_UID");
+            List<String> argv = new ArrayList<>(asUser(NOBODY));
+            argv.addAll(builder.command());
+            Run run = Run.of(builder.command(argv), "", 60);
+            assertEquals(52, run.exit(), run.toString());
+            assertEquals(
+                    List.of("portcullis: refused forward 127.0.0.1:" + service.port() + ": owner-root (the listener is"
+                            + " root's, and no running container is known to publish the port; a root service is"
+                            + " reached only as a port that a container publishes: run it as uid 65534, the gateway's"
+                            + " user)"),
+                    refusals(run),
+                    run.err());
+        }
+    }
+
     /** {@code ./portcullis run --allow 127.0.0.1:PORT -- curl -sS http://127.0.0.1:PORT/}. */
     private static ProcessBuilder forwardExample(int port) {
         String target = "127.0.0.1:" + port;
