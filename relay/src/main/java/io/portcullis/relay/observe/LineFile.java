@@ -73,6 +73,42 @@ final class LineFile implements LineOutput {
     }
 
     /**
+     * Why the relay, running as this process's uid, could not use {@code path} as its decision
+     * log, found without making or changing anything; empty when it could. What is at the name is
+     * opened as the relay opens it (no link followed, no wait on a FIFO) and held to {@link
+     * #refusal}; when nothing is there, its folder must exist and be writable.
+     */
+    static Optional<String> problem(Path path) {
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            Path folder = path.toAbsolutePath().getParent();
+            if (!Files.isDirectory(folder)) {
+                int errno = Files.exists(firstMissing(folder)) ? Posix.ENOTDIR : Posix.ENOENT;
+                return Optional.of(cause(path, errno, new IOException("open")));
+            }
+            return Files.isWritable(folder)
+                    ? Optional.empty()
+                    : Optional.of(cause(path, Posix.EACCES, new IOException("open")));
+        }
+        int fd;
+        try {
+            fd = Posix.openSecret(path.toString());
+        } catch (Posix.Failure e) {
+            return Optional.of(cause(path, e.errno(), e));
+        }
+        try {
+            Optional<String> wrong = refusal(Posix.facts(fd), Posix.effectiveUid());
+            if (wrong.isEmpty() && !Files.isWritable(path)) {
+                return Optional.of(cause(path, Posix.EACCES, new IOException("open")));
+            }
+            return wrong;
+        } catch (Posix.Failure e) {
+            return Optional.of("it cannot be checked: " + e.getMessage());
+        } finally {
+            Posix.closeQuietly(fd);
+        }
+    }
+
+    /**
      * Why {@code path} could not be opened, in words that name what to change: the folder that
      * does not exist, whose folder denies the write, the link, rather than the bare error.
      */

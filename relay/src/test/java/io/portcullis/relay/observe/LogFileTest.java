@@ -1,6 +1,7 @@
 package io.portcullis.relay.observe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -200,6 +201,28 @@ class LogFileTest {
         IOException refused = assertThrows(IOException.class, () -> LineFile.open(dir.resolve(name)));
 
         assertTrue(refused.getMessage().contains(cause.replace("{dir}", dir.toString())), refused.getMessage());
+    }
+
+    /** Issue 25: {@code check --host} finds what the relay would refuse, making and changing nothing. */
+    @Test
+    void aLogIsCheckedWithoutMakingOrChangingAnything() throws IOException {
+        Path made = dir.resolve("decisions.jsonl");
+        assertEquals(Optional.empty(), JsonLineSink.problem(made));
+        assertFalse(Files.exists(made), "the check made the file");
+
+        assertTrue(JsonLineSink.problem(dir.resolve("none/decisions.jsonl"))
+                .orElseThrow()
+                .startsWith("the folder " + dir.resolve("none") + " does not exist"));
+
+        Files.writeString(made, "{}\n");
+        Files.setPosixFilePermissions(made, PosixFilePermissions.fromString("rw-r-----"));
+        assertEquals(Optional.empty(), JsonLineSink.problem(made));
+        Files.setPosixFilePermissions(made, PosixFilePermissions.fromString("rw-rw-rw-"));
+        assertTrue(JsonLineSink.problem(made).orElseThrow().startsWith("its mode is 0666"));
+        assertEquals("rw-rw-rw-", PosixFilePermissions.toString(Files.getPosixFilePermissions(made)));
+
+        Files.createSymbolicLink(dir.resolve("link"), made);
+        assertTrue(JsonLineSink.problem(dir.resolve("link")).orElseThrow().startsWith("it is a link"));
     }
 
     @Test
