@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.portcullis.log.JsonLog;
 import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.WallProcesses;
@@ -27,15 +28,17 @@ import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.event.Level;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -64,9 +67,20 @@ import picocli.CommandLine.Spec;
             "Names resolve through the DNS servers of the host file's dns.servers; when it names none (or there is "
                     + "no --host), through this machine's resolver (/etc/resolv.conf), which is said once on "
                     + "standard error.",
+            "",
+            "With --host FILE and no --spawn, checks the host file alone, as the relay would find it at start: its "
+                    + "fields (every problem on standard error, exit 2), that log.file's folder exists and this uid may "
+                    + "write it (or that the file there is one the relay would append to), and that each DNS server "
+                    + "answers one question (invalid. A) within dns.timeoutMillis. One JSON line each:",
+            "  {\"check\": \"file\"|\"log.file\"|\"dns.servers\", \"server\" (dns only), \"verdict\": \"ok\"|\"fail\","
+                    + " \"detail\"}",
         },
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:every target is allowed", "1:some target is denied", "2:usage or configuration error"})
+        exitCodeList = {
+            "0:every target is allowed (--host alone: every check passed)",
+            "1:some target is denied (--host alone: some check failed)",
+            "2:usage or configuration error"
+        })
 final class CheckCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -79,8 +93,18 @@ final class CheckCommand implements Callable<Integer> {
     @ParentCommand
     Main main;
 
-    @Mixin
-    PolicyFiles files;
+    @Option(
+            names = "--spawn",
+            paramLabel = "FILE",
+            description = "The spawn policy (JSON; see docs/policy.md) whose verdicts are printed.")
+    Path spawnFile;
+
+    @Option(
+            names = "--host",
+            paramLabel = "FILE",
+            description = "The host configuration (JSON; see docs/policy.md); defaults when absent. Alone (no --spawn),"
+                    + " the file itself is checked: its fields, log.file's folder, each DNS server.")
+    Path hostFile;
 
     @Parameters(
             paramLabel = "TARGET",
@@ -92,11 +116,13 @@ final class CheckCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        SpawnPolicy spawn;
-        HostConfig host;
+        JsonLog.forPerson("portcullis check", Level.WARN);
         List<String> problems = new ArrayList<>();
-        spawn = files.spawn(problems);
-        host = files.host(problems);
+        if (spawnFile == null) {
+            return hostAlone(out, err, problems);
+        }
+        SpawnPolicy spawn = ConfigFiles.spawn(spawnFile, problems);
+        HostConfig host = ConfigFiles.host(hostFile, problems);
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }
@@ -143,6 +169,28 @@ final class CheckCommand implements Callable<Integer> {
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
+    }
+
+    /** {@code check --host FILE} alone: one line per finding (HostCheck); 0 when every one is ok, else 1. */
+    private int hostAlone(PrintWriter out, PrintWriter err, List<String> problems) {
+        if (hostFile == null) {
+            problems.add("portcullis check: --spawn FILE or --host FILE (expected: a spawn policy to judge targets"
+                    + " against, or a host file alone to check)");
+        } else if (!targets.isEmpty()) {
+            problems.add("portcullis check: " + targets.getFirst() + " (expected: targets with --spawn FILE; --host"
+                    + " FILE alone checks the host file)");
+        }
+        HostConfig host = hostFile == null ? null : ConfigFiles.host(hostFile, problems);
+        if (ConfigFiles.report(problems, err)) {
+            return 2;
+        }
+        boolean failed = false;
+        for (HostCheck.Line line : HostCheck.check(hostFile, host)) {
+            failed |= !line.ok();
+            out.println(line.json());
+            out.flush();
+        }
+        return failed ? 1 : 0;
     }
 
     /**

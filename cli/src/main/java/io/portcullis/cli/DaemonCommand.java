@@ -39,7 +39,9 @@ import picocli.CommandLine.Spec;
                     + "a spawn running as this uid, or a namespace made inside one, is refused before a byte is read. "
                     + "It holds at most 32 connections, and each request has 30 s from the connection (or the previous answer) "
                     + "to arrive whole; the metrics listener holds 32, with 10 s.",
-            "Prints {\"control\", \"generation\", \"metrics\"} once it listens (metrics: with --metrics-listen). SIGHUP reloads the host configuration like POST /reload; "
+            "Prints {\"control\", \"generation\", \"metrics\"} once it listens (metrics: with --metrics-listen), after"
+                    + " writing --pid-file. SIGHUP reopens the decision log (log.file, for rotation) and reloads the host"
+                    + " configuration like POST /reload; "
                     + "SIGTERM or SIGINT drains (new connections are refused, open ones get --drain seconds to end), then closes every spawn (removing its directory) and the control socket, and exits 0.",
         },
         exitCodeListHeading = "%nExit status:%n",
@@ -82,6 +84,14 @@ final class DaemonCommand implements Callable<Integer> {
             description = "Where the spawns' directories are made; default: the system's temporary directory.")
     Path parent;
 
+    @Option(
+            names = "--pid-file",
+            paramLabel = "FILE",
+            description = "Writes this process's pid to FILE once it is ready (whole, by a rename), and removes it at a"
+                    + " clean exit; a FILE naming another running process is refused at start. For what signals the"
+                    + " daemon, such as logrotate's postrotate (kill -HUP: reopen the decision log).")
+    Path pidFile;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter err = spec.commandLine().getErr();
@@ -89,6 +99,7 @@ final class DaemonCommand implements Callable<Integer> {
         service.check(problems);
         HostConfig host = ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
         ConfigFiles.checkParent(parent, problems);
+        PidFile.check(pidFile, problems);
         Path controlParent = control.toAbsolutePath().getParent();
         if (controlParent == null || !Files.isDirectory(controlParent)) {
             problems.add("--control: " + control + " (expected: a path in an existing directory)");
@@ -118,22 +129,34 @@ final class DaemonCommand implements Callable<Integer> {
             log.error("cannot start: {}", e.getMessage());
             return 1;
         }
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> {
-                            // The control socket and the metrics listener answer while it drains (readyz 503).
-                            service.drain(daemon.relay());
-                            stop(daemon, metrics);
-                            // A signal is a clean stop: exit 0 once every directory and the control socket are gone.
-                            Runtime.getRuntime().halt(0);
-                        },
-                        "daemon-stop"));
+        Thread stopOnSignal = new Thread(
+                () -> {
+                    // The control socket and the metrics listener answer while it drains (readyz 503).
+                    service.drain(daemon.relay());
+                    stop(daemon, metrics);
+                    removePidFile();
+                    // A signal is a clean stop: exit 0 once every directory and the control socket are gone.
+                    Runtime.getRuntime().halt(0);
+                },
+                "daemon-stop");
+        Runtime.getRuntime().addShutdownHook(stopOnSignal);
         // SIGHUP reopens the decision log (rotation) and reloads the host configuration.
         if (!Hangup.onHangup(() -> {
             daemon.relay().reopenLog();
             daemon.reload();
         })) {
             log.warn("SIGHUP cannot be handled by this JVM; use POST /reload");
+        }
+        // Ready, and SIGHUP and SIGTERM handled: whoever reads the pid file may signal it now.
+        if (pidFile != null) {
+            try {
+                PidFile.write(pidFile);
+            } catch (IOException e) {
+                log.error("cannot start: --pid-file: {}", e.getMessage());
+                Runtime.getRuntime().removeShutdownHook(stopOnSignal);
+                stop(daemon, metrics);
+                return 1;
+            }
         }
         ObjectNode ready = JSON.createObjectNode();
         ready.put("control", daemon.control().toString());
@@ -163,6 +186,17 @@ final class DaemonCommand implements Callable<Integer> {
         } catch (IOException | RuntimeException e) {
             relay.close();
             throw e;
+        }
+    }
+
+    private void removePidFile() {
+        if (pidFile == null) {
+            return;
+        }
+        try {
+            PidFile.remove(pidFile);
+        } catch (IOException e) {
+            log.warn("could not remove the pid file {}: {}", pidFile, e.toString());
         }
     }
 

@@ -6,6 +6,7 @@ import io.portcullis.launch.Launch;
 import io.portcullis.launch.Prerequisites;
 import io.portcullis.launch.RunPolicy;
 import io.portcullis.launch.Sandbox;
+import io.portcullis.log.JsonLog;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.event.Level;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -55,6 +57,7 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        JsonLog.forPerson("portcullis demo", Level.WARN);
         try {
             int uid = RunPolicy.currentUid();
             Executables installed = Executables.onPath(System.getenv("PATH"));

@@ -7,6 +7,7 @@ import io.portcullis.launch.RefusalLine;
 import io.portcullis.launch.RunDecisions;
 import io.portcullis.launch.RunPolicy;
 import io.portcullis.launch.Sandbox;
+import io.portcullis.log.JsonLog;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.HostConfigJson;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.event.Level;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -107,6 +109,7 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter err = spec.commandLine().getErr();
+        JsonLog.forPerson("portcullis run", Level.WARN);
         List<String> problems = new ArrayList<>();
         int uid = -1;
         try {
@@ -185,7 +188,8 @@ final class RunCommand implements Callable<Integer> {
             return failed(err, "cannot open the decision log: " + e.getMessage());
         }
         RunDecisions decisions = new RunDecisions(format, System.err, json.map(DecisionSink.class::cast));
-        Relay.Builder builder = Relay.builder(host).decisions(decisions);
+        // One spawn: only its budget must fit the descriptor limit, not the relay's default 16384.
+        Relay.Builder builder = Relay.builder(host).decisions(decisions).descriptorsFor(1);
         if (parent != null) {
             builder.directory(parent);
         }

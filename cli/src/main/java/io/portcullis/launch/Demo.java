@@ -86,6 +86,7 @@ public final class Demo {
             Map<String, Decision> decisions = new ConcurrentHashMap<>();
             Relay relay = opened(Relay.builder(host(world, gatewayUid))
                     .threads(1)
+                    .descriptorsFor(1)
                     .decisions(d -> decisions.putIfAbsent(d.target().orElse(""), d))
                     .start());
             List<CurlSeen> seen = curl(relay, policy, world, rows);

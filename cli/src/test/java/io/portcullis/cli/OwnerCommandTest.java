@@ -18,8 +18,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code portcullis owner} in-process against this host's real kernel tables. Docker is pointed at
- * a socket that does not exist, so a root listener is judged {@code owner-docker-down} whatever
- * runs on the machine; the Docker cases run end to end in the {@code test} module.
+ * a socket that does not exist, so a root listener is judged without it whatever runs on the
+ * machine: root's own ({@code owner-root}), since no container's proxy holds it; the Docker cases
+ * run end to end in the {@code test} module.
  */
 class OwnerCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -67,8 +68,9 @@ class OwnerCommandTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource({"127.0.0.1, owner-docker-down", "localhost, owner-docker-down"})
-    void aRootListenerNeedsDocker(String address, String expected) throws IOException {
+    @CsvSource({"127.0.0.1, owner-root", "localhost, owner-root"})
+    void aRootListenerThatNoContainersProxyHoldsIsRootsWithoutDocker(String address, String expected)
+            throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.ofLiteral("127.0.0.1"))) {
             Run run = run("owner", "--spawn", "studio", "--host", host(), address + ":" + s.getLocalPort());
             assertEquals(1, run.status(), run.err());

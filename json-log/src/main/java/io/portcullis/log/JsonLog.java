@@ -23,6 +23,9 @@ public final class JsonLog {
 
     private static volatile Level level = Level.INFO;
 
+    /** The command whose person reads the lines, for {@link #forPerson}; null: JSON for a log. */
+    private static volatile String person;
+
     private static final RateLimit LIMIT = new RateLimit(System::nanoTime);
     /** Whether the thread that says what was dropped runs. */
     private static final AtomicBoolean REPORTING = new AtomicBoolean();
@@ -32,6 +35,25 @@ public final class JsonLog {
     /** Lines at {@code level} and above are written from now on. */
     public static void level(Level level) {
         JsonLog.level = Objects.requireNonNull(level, "level");
+    }
+
+    /**
+     * From now on lines are for the person at a terminal rather than for a log: {@code command:
+     * warning: message}, one plain line each (controls escaped as in JSON), at {@code level} and
+     * above. For {@code run}, {@code demo} and {@code check}, whose standard error is a person's.
+     */
+    public static void forPerson(String command, Level level) {
+        JsonLog.person = Objects.requireNonNull(command, "command");
+        level(level);
+    }
+
+    /** The line for an event: JSON, or a plain line once {@link #forPerson} was called. */
+    static String line(
+            Instant time, Level level, String logger, String message, Throwable thrown, List<KeyValuePair> pairs) {
+        String command = person;
+        return command == null
+                ? LogLine.text(time, level, logger, message, thrown, pairs)
+                : LogLine.plain(command, level, message, thrown);
     }
 
     /** The level in effect. */
@@ -84,7 +106,7 @@ public final class JsonLog {
 
     private static void writeDropped(RateLimit.Dropped dropped) {
         RateLimit.Kind kind = dropped.kind();
-        write(LogLine.text(
+        write(line(
                 Instant.now(),
                 kind.level(),
                 kind.logger(),

@@ -81,6 +81,6 @@ final class JsonLogger extends LegacyAbstractLogger implements LoggingEventAware
     }
 
     private void write(Level level, String message, Throwable thrown, List<KeyValuePair> pairs) {
-        JsonLog.write(LogLine.text(Instant.now(), level, name, message, thrown, pairs));
+        JsonLog.write(JsonLog.line(Instant.now(), level, name, message, thrown, pairs));
     }
 }

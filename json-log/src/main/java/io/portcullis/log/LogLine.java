@@ -51,6 +51,20 @@ final class LogLine {
         return out.toString();
     }
 
+    /**
+     * The plain line a person reads: {@code command: warning: message}, the exception's own line
+     * after it when there is one; controls escaped as in the JSON line, so a line stays one line.
+     */
+    static String plain(String command, Level level, String message, Throwable thrown) {
+        String what = switch (level) {
+            case ERROR -> "error: ";
+            case WARN -> "warning: ";
+            default -> "";
+        };
+        String text = (message == null ? "" : message) + (thrown == null ? "" : " (" + thrown + ")");
+        return ControlEscapes.escaped(command + ": " + what + text);
+    }
+
     private static void value(JsonGenerator json, Object value) throws IOException {
         switch (value) {
             case null -> json.writeNull();

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.event.KeyValuePair;
 import org.slf4j.event.Level;
@@ -73,5 +74,25 @@ class LogLineTest {
 
     private static List<String> fieldNames(JsonNode line) {
         return line.properties().stream().map(java.util.Map.Entry::getKey).toList();
+    }
+
+    /** Issue 25: run's and demo's warnings were JSON objects on a person's terminal. */
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "WARN  | the limit is low | portcullis run: warning: the limit is low",
+                "ERROR | it broke         | portcullis run: error: it broke",
+                "INFO  | started          | portcullis run: started",
+            })
+    void aPersonReadsOnePlainLine(Level level, String message, String line) {
+        assertEquals(line, LogLine.plain("portcullis run", level, message, null));
+    }
+
+    @Test
+    void aPlainLineObeysNoControl() {
+        assertEquals(
+                "portcullis run: warning: a\\u000ab\\u001b[31m (java.lang.IllegalStateException: x\\u000ay)",
+                LogLine.plain("portcullis run", Level.WARN, "a\nb\u001b[31m", new IllegalStateException("x\ny")));
     }
 }

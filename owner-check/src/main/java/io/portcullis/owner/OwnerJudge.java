@@ -6,6 +6,7 @@ import io.portcullis.owner.docker.DockerNetworks;
 import io.portcullis.owner.kernel.Answering;
 import io.portcullis.owner.kernel.ProcessInfo;
 import io.portcullis.owner.kernel.TcpListener;
+import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -21,7 +22,9 @@ import java.util.stream.Collectors;
  * One owner check, synchronously, in the order of SPEC R30-R34: a container's own address (for an
  * address that is not this host's own, the container alone decides; Docker down is
  * {@code owner-docker-down}); the listeners that could answer (none: {@code owner-none}); each
- * judged by its uid, the first refusal being the answer. Every failure is a refusal. Blocking:
+ * judged by its uid, the first refusal being the answer. A root listener that Docker cannot be
+ * asked about is refused as root's ({@code owner-root}) unless Docker's own proxy holds it
+ * ({@link Rules#rootWithoutDocker}). Every failure is a refusal. Blocking:
  * callers run it on the check's executor.
  */
 final class OwnerJudge {
@@ -150,7 +153,12 @@ final class OwnerJudge {
             return rules.gatewayUser(query.source(), holders);
         }
         if (listener.uid() == 0) {
-            Optional<ContainerInfo> publisher = publisher(delivered(query.address()), query.port());
+            Optional<ContainerInfo> publisher;
+            try {
+                publisher = publisher(delivered(query.address()), query.port());
+            } catch (DockerDownException e) {
+                return Optional.of(Rules.rootWithoutDocker(rootHolders(listener, seen), e.getMessage()));
+            }
             if (publisher.isEmpty()) {
                 return Optional.of(new Refusal(OwnerCode.ROOT, "a root socket that no running container publishes"));
             }
@@ -158,6 +166,25 @@ final class OwnerJudge {
             return rules.container(query, publisher.get());
         }
         return Optional.of(new Refusal(OwnerCode.OTHER_USER, "the socket belongs to uid " + listener.uid()));
+    }
+
+    /**
+     * Who holds a root listener, for a refusal when Docker cannot say whether a container publishes
+     * it; empty when they cannot be read (a relay that is not root may not read root's descriptors).
+     */
+    private Optional<List<ProcessInfo>> rootHolders(TcpListener listener, Seen seen) {
+        try {
+            List<ProcessInfo> holders =
+                    sources.processes().holding(Set.of(listener.inode()), 0).getOrDefault(listener.inode(), List.of());
+            for (ProcessInfo holder : holders) {
+                if (seen.processes.size() < Evidence.PROCESSES) {
+                    seen.processes.add(Evidence.process(holder, listener.inode()));
+                }
+            }
+            return holders.isEmpty() ? Optional.empty() : Optional.of(holders);
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     private boolean isGatewayUser(TcpListener listener) {

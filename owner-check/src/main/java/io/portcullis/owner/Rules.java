@@ -19,6 +19,9 @@ import java.util.Set;
 final class Rules {
     private static final String BUBBLEWRAP = "bwrap";
 
+    /** Docker's userland proxy: the process that holds a container's published port on the host. */
+    static final String DOCKER_PROXY = "docker-proxy";
+
     private final OwnerConfig config;
     private final WallProcesses wall;
     private final List<Path> roots;
@@ -62,6 +65,40 @@ final class Rules {
             return refuse(OwnerCode.DEFAULT_USER, "a manifest default never reaches the gateway user's own service");
         }
         return Optional.empty();
+    }
+
+    /**
+     * A root socket whose publisher Docker cannot be asked about (R32). Only a port a container
+     * publishes could pass, and on the host such a port is held by Docker's own proxy: held by it,
+     * Docker is the missing piece ({@code owner-docker-down}); held by any other root process, the
+     * socket is simply root's and Docker was never needed ({@code owner-root}); when the holders
+     * cannot be read (a relay that is not root), it is root's as far as can be known, and the
+     * detail says that Docker could not be asked. Never a pass. Pure.
+     *
+     * @param holders the processes holding the socket; empty when they cannot be read
+     * @param docker why Docker could not be asked
+     */
+    static Refusal rootWithoutDocker(Optional<List<ProcessInfo>> holders, String docker) {
+        if (holders.isEmpty()) {
+            return new Refusal(
+                    OwnerCode.ROOT,
+                    "a root socket, held by a process this relay cannot see; only a port a container publishes"
+                            + " passes, and Docker could not be asked whether one does (" + docker + ")");
+        }
+        for (ProcessInfo p : holders.get()) {
+            if (p.exe().substring(p.exe().lastIndexOf('/') + 1).equals(DOCKER_PROXY)) {
+                return new Refusal(
+                        OwnerCode.DOCKER_DOWN,
+                        "a root socket held by Docker's proxy (process " + p.pid()
+                                + ") for a container's port, and Docker cannot say which container: " + docker);
+            }
+        }
+        ProcessInfo first = holders.get().getFirst();
+        return new Refusal(
+                OwnerCode.ROOT,
+                "a root socket held by process " + first.pid() + " (" + first.exe()
+                        + "), not a port a container publishes (Docker was not needed, and could not be asked: "
+                        + docker + ")");
     }
 
     Optional<Refusal> container(OwnerQuery query, ContainerInfo c) {

@@ -186,10 +186,14 @@ class OwnerCheckTest {
         }
     }
 
+    /** Issue 25: a root socket that no container's proxy holds is root's, Docker down or not. */
     @Test
-    void aRootSocketWithDockerDownIsDockerDown() throws IOException {
+    void aRootSocketWithDockerDownIsRootsWhenNoContainersProxyHoldsIt() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, LOOPBACK)) {
-            assertEquals(OwnerCode.DOCKER_DOWN, code(Source.OWNER, s.getLocalPort()));
+            OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, s.getLocalPort());
+            assertEquals(OwnerCode.ROOT, answer.code(), answer::toString);
+            // Held by this JVM, or by a process the scan cannot see where a root process is unreadable.
+            assertTrue(answer.detail().contains("could not be asked"), answer::toString);
         }
     }
 
@@ -333,7 +337,7 @@ class OwnerCheckTest {
         try (ServerSocket s = new ServerSocket()) {
             s.bind(new InetSocketAddress(LOOPBACK, 0));
             var future = check.check(new OwnerQuery("studio", Source.OWNER, LOOPBACK, s.getLocalPort()));
-            assertEquals(OwnerCode.DOCKER_DOWN, future.join().code());
+            assertEquals(OwnerCode.ROOT, future.join().code());
         }
     }
 }

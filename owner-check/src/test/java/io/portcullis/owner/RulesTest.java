@@ -1,6 +1,7 @@
 package io.portcullis.owner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.owner.OwnerQuery.Source;
 import io.portcullis.owner.docker.ContainerInfo;
@@ -12,6 +13,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -107,5 +109,35 @@ class RulesTest {
     private static ProcessInfo process(String spec) {
         String[] f = spec.strip().split(":");
         return new ProcessInfo(Long.parseLong(f[0]), 4100, Arrays.asList(f).subList(3, f.length), f[1], f[2]);
+    }
+
+    /**
+     * Issue 25: for a user who may not ask Docker, root's own service was refused as "Docker is
+     * unreachable". Docker matters only when its proxy holds the port. Holders as {@code pid:exe},
+     * joined by {@code ;}; "unseen" when they cannot be read.
+     */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "70:/usr/bin/python3.12                | owner-root        | held by process 70 (/usr/bin/python3.12), not a port a container publishes (Docker was not needed",
+                "71:/usr/bin/docker-proxy              | owner-docker-down | held by Docker's proxy (process 71)",
+                "70:/usr/sbin/nginx;72:/usr/libexec/docker/docker-proxy | owner-docker-down | held by Docker's proxy (process 72)",
+                "unseen                                | owner-root        | held by a process this relay cannot see; only a port a container publishes passes, and Docker could not be asked",
+            })
+    void aRootSocketThatDockerCannotBeAskedAboutIsRootsUnlessDockersProxyHoldsIt(
+            String holders, String code, String detail) {
+        Optional<List<ProcessInfo>> seen = holders.equals("unseen")
+                ? Optional.empty()
+                : Optional.of(Arrays.stream(holders.split(";"))
+                        .map(h -> h.split(":", 2))
+                        .map(h -> new ProcessInfo(Long.parseLong(h[0]), 0, List.of(h[1]), "/", h[1]))
+                        .toList());
+
+        Refusal refusal = Rules.rootWithoutDocker(seen, "permission denied");
+
+        assertEquals(code, refusal.code().code());
+        assertTrue(refusal.detail().contains(detail), refusal.detail());
+        assertTrue(refusal.detail().contains("permission denied"), refusal.detail());
     }
 }

@@ -68,6 +68,10 @@ public final class Relay implements AutoCloseable {
     private final SpawnBinding binding;
     private final Metrics metrics;
     private final Descriptors descriptors;
+    private final int descriptorSpawns;
+    /** The descriptor warning last said, or null; guarded by this. */
+    private String saidShortfall;
+
     private final GenerationFactory factory;
     private final List<AutoCloseable> owned;
     private final Retirement retirement = new Retirement();
@@ -90,6 +94,7 @@ public final class Relay implements AutoCloseable {
         this.metrics = builder.metrics;
         this.factory = factory;
         this.descriptors = descriptors;
+        this.descriptorSpawns = builder.descriptorSpawns;
         this.owned = owned;
         this.shared = new RelayParts(
                 new AtomicReference<>(first),
@@ -203,11 +208,27 @@ public final class Relay implements AutoCloseable {
         }
         shared.current().set(next);
         metrics.reloaded(true);
-        descriptors.shortfall(next.limits()).ifPresent(log::warn);
+        warnDescriptors(next.limits());
         retirement.retire(
                 old, host.dns().timeout().multipliedBy(2).plus(old.limits().connectTimeout()));
         log.info("host configuration generation {} in effect", next.number());
         return next.number();
+    }
+
+    /**
+     * Warns when the descriptor limit cannot meet the budgets that must be met ({@link
+     * Builder#descriptorsFor}): once, at start, and again at a reload only when the figures
+     * changed, so a reload that changes nothing of them says nothing.
+     */
+    private synchronized void warnDescriptors(HostConfig.Limits limits) {
+        Optional<String> shortfall = descriptors.shortfall(limits, descriptorSpawns);
+        if (shortfall.isPresent() && !shortfall.get().equals(saidShortfall)) {
+            log.atWarn()
+                    .addKeyValue("descriptorLimit", descriptors.limit())
+                    .addKeyValue("connections", descriptors.connections())
+                    .log(shortfall.get());
+        }
+        saidShortfall = shortfall.orElse(null);
     }
 
     /**
@@ -354,6 +375,7 @@ public final class Relay implements AutoCloseable {
         private Judge judge;
         private InstantSource clock = InstantSource.system();
         private int threads = Runtime.getRuntime().availableProcessors();
+        private int descriptorSpawns;
         private Metrics metrics = new Metrics();
 
         private Builder(HostConfig host) {
@@ -407,6 +429,21 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Judges the descriptor limit against this many spawns' budgets ({@code
+         * limits.spawnConnections} each) instead of the relay's whole budget ({@code
+         * limits.relayConnections}, the default, 0): for a relay that knows how many spawns it
+         * serves, such as {@code run}'s one, the relay's default budget not being reachable is
+         * nobody's concern, and is not warned about.
+         */
+        public Builder descriptorsFor(int spawns) {
+            if (spawns < 0) {
+                throw new IllegalArgumentException("spawns: " + spawns + " (expected: >= 0)");
+            }
+            this.descriptorSpawns = spawns;
+            return this;
+        }
+
         /** Where the relay counts connections and latencies; a fresh one by default. */
         public Builder metrics(Metrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -448,8 +485,9 @@ public final class Relay implements AutoCloseable {
                     factory.close();
                     throw e;
                 }
-                descriptors.shortfall(first.limits()).ifPresent(log::warn);
-                return new Relay(this, first, factory, descriptors, decisions, owned);
+                Relay relay = new Relay(this, first, factory, descriptors, decisions, owned);
+                relay.warnDescriptors(first.limits());
+                return relay;
             } catch (IOException | RuntimeException e) {
                 if (loops != null) {
                     loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);

@@ -80,6 +80,9 @@ public final class Posix {
     public static final int ENOEXEC = 8;
     public static final int ENXIO = 6;
     public static final int ELOOP = 40;
+    public static final int ENOTDIR = 20;
+    public static final int EISDIR = 21;
+    public static final int EROFS = 30;
 
     public static final int ENOTTY = 25;
     public static final int EINVAL = 22;

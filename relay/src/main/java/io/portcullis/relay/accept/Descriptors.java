@@ -58,15 +58,38 @@ public record Descriptors(long limit) {
         return Math.clamp(tunnels, 1, Integer.MAX_VALUE);
     }
 
-    /** A warning when {@code limits} ask for more connections than the descriptor limit allows. Pure. */
-    public Optional<String> shortfall(HostConfig.Limits limits) {
-        if (limits.relayConnections() <= connections()) {
+    /**
+     * A warning, one line, when the budget that must be met needs more descriptors than the limit
+     * allows; empty when it fits. {@code spawns} 0: the relay's whole budget
+     * ({@code limits.relayConnections}), for a daemon or a relay that serves what comes; else that
+     * many spawns' budgets ({@code limits.spawnConnections} each), for a relay that knows its spawns,
+     * such as {@code run}'s one, which never uses the relay's budget whole. Pure.
+     */
+    public Optional<String> shortfall(HostConfig.Limits limits, int spawns) {
+        if (spawns < 0) {
+            throw new IllegalArgumentException("spawns: " + spawns + " (expected: >= 0)");
+        }
+        long wanted = spawns == 0
+                ? limits.relayConnections()
+                : Math.min(limits.relayConnections(), (long) spawns * limits.spawnConnections());
+        if (wanted <= connections()) {
             return Optional.empty();
         }
-        long needed = 2L * limits.relayConnections() + RESERVE + LISTENERS;
-        return Optional.of("limits.relayConnections is " + limits.relayConnections() + ", which needs about "
-                + needed + " descriptors, but the descriptor limit is " + limit + ": the relay holds at most "
-                + connections() + " connections (raise the hard limit, e.g. LimitNOFILE=" + needed
-                + " in a systemd unit or ulimit -Hn, or lower limits.relayConnections)");
+        long needed = 2L * wanted + RESERVE + LISTENERS;
+        String budget = spawns == 0
+                ? "limits.relayConnections " + limits.relayConnections()
+                : spawns == 1
+                        ? "this spawn's limits.spawnConnections " + limits.spawnConnections()
+                        : spawns + " spawns of limits.spawnConnections " + limits.spawnConnections();
+        String lower = spawns == 0 ? "limits.relayConnections" : "limits.spawnConnections";
+        return Optional.of("the descriptor limit " + limit + " lets the relay hold " + connections()
+                + " connections, fewer than " + budget + " (" + needed + " descriptors): raise the hard limit to "
+                + needed + " (LimitNOFILE=" + needed + " in a systemd unit, ulimit -Hn " + needed
+                + " in a shell) or lower " + lower + " in the host file");
+    }
+
+    /** {@link #shortfall(HostConfig.Limits, int)} for the relay's whole budget. */
+    public Optional<String> shortfall(HostConfig.Limits limits) {
+        return shortfall(limits, 0);
     }
 }

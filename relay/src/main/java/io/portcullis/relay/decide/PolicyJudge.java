@@ -111,7 +111,7 @@ public final class PolicyJudge implements Judge {
     }
 
     private static final Set<DenyCode> DNS_FAILURES =
-            EnumSet.of(DenyCode.DNS_FAILED, DenyCode.DNS_TIMEOUT, DenyCode.DNS_EMPTY);
+            EnumSet.of(DenyCode.DNS_FAILED, DenyCode.DNS_TIMEOUT, DenyCode.DNS_EMPTY, DenyCode.DNS_UNREACHABLE);
 
     private CompletableFuture<Verdict> afterDns(SpawnPolicy spawn, Step.Resolve plan, Resolution resolution) {
         DenyCode failure = switch (resolution.outcome()) {
@@ -119,6 +119,7 @@ public final class PolicyJudge implements Judge {
             case FAILED -> DenyCode.DNS_FAILED;
             case TIMEOUT -> DenyCode.DNS_TIMEOUT;
             case EMPTY -> DenyCode.DNS_EMPTY;
+            case UNREACHABLE -> DenyCode.DNS_UNREACHABLE;
         };
         if (failure != null) {
             return CompletableFuture.completedFuture(new Verdict.Deny(failure, resolution.detail()));

@@ -59,6 +59,13 @@ public final class GenerationFactory implements AutoCloseable {
     /** How often this host's interface addresses and own names are read again (SPEC R15). */
     static final Duration OWN_ADDRESS_REFRESH = Duration.ofSeconds(5);
 
+    /**
+     * How long a start or a reload waits for the own names' first lookups: a silent DNS server
+     * would otherwise hold it for the whole DNS timeout, with no word (issue 25). Past it the own
+     * names count as unresolved, which is said, until their lookups end.
+     */
+    static final Duration OWN_NAMES_WAIT = Duration.ofSeconds(1);
+
     /** The resolver of a generation whose every lookup is the relay's own: it resolves nothing. */
     private static final Resolver NO_NAMES = name -> CompletableFuture.completedFuture(
             Resolution.failed(Resolution.Outcome.FAILED, "this relay resolves no names (its judge is the embedder's)"));
@@ -208,15 +215,19 @@ public final class GenerationFactory implements AutoCloseable {
         return new PolicyJudge(new Rules(host), dns.timed(), own.get(), owner);
     }
 
-    /** This host's own addresses for {@code key}, read once now, then every {@link #OWN_ADDRESS_REFRESH}. */
+    /**
+     * This host's own addresses for {@code key}: the interfaces read now, the own names looked up
+     * for at most {@link #OWN_NAMES_WAIT}, then all read again every {@link #OWN_ADDRESS_REFRESH}.
+     */
     private OwnAddressBook ownAddresses(Keys.OwnKey key) throws IOException {
         HostConfig host = key.host();
         OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), key.resolver());
         newestOwn.set(own);
-        long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
         try {
-            own.refresh().get(bound, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
+            own.refresh().get(OWN_NAMES_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            own.sayPending(OWN_NAMES_WAIT);
+        } catch (ExecutionException e) {
             throw new IOException("this host's own addresses could not be read: " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -74,6 +74,7 @@ public final class Replies {
             case DNS_TIMEOUT, CONNECT_TIMEOUT, HTTP_TIMEOUT -> new Status(504, "Gateway Timeout", true);
             case DNS_FAILED,
                     DNS_EMPTY,
+                    DNS_UNREACHABLE,
                     CONNECT_FAILED,
                     RELAY_ERROR,
                     BAD_RESPONSE,

@@ -6,6 +6,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,6 +83,16 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     /** Lines to standard error, which stays open after {@link #close()}. */
     public static JsonLineSink toStandardError() {
         return new JsonLineSink(LineOutput.of(System.err), "standard error", InstantSource.system());
+    }
+
+    /**
+     * Why the relay, running as this process's uid, could not write its decision lines to {@code
+     * file}, found without making or changing anything (for {@code portcullis check --host}); empty
+     * when it could. The same rules as {@link #toFile}: a folder that exists and may be written, or
+     * a regular file of this uid with mode at most 0640 and one name.
+     */
+    public static Optional<String> problem(Path file) {
+        return LineFile.problem(file);
     }
 
     /** Lines appended to {@code file}, created 0640 when missing. */

@@ -4,8 +4,11 @@ import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
@@ -52,7 +55,7 @@ final class LineFile implements LineOutput {
         try {
             opened = Posix.openAppend(path.toString(), MODE_BITS);
         } catch (Posix.Failure e) {
-            throw new IOException(path + ": cannot open it as the decision log: " + cause(e), e);
+            throw new IOException(path + ": cannot open it as the decision log: " + cause(path, e.errno(), e), e);
         }
         try {
             Optional<String> wrong = refusal(Posix.facts(opened.fd()), Posix.effectiveUid());
@@ -69,13 +72,93 @@ final class LineFile implements LineOutput {
         }
     }
 
-    private static String cause(Posix.Failure e) {
-        return switch (e.errno()) {
+    /**
+     * Why the relay, running as this process's uid, could not use {@code path} as its decision
+     * log, found without making or changing anything; empty when it could. What is at the name is
+     * opened as the relay opens it (no link followed, no wait on a FIFO) and held to {@link
+     * #refusal}; when nothing is there, its folder must exist and be writable.
+     */
+    static Optional<String> problem(Path path) {
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            Path folder = path.toAbsolutePath().getParent();
+            if (!Files.isDirectory(folder)) {
+                int errno = Files.exists(firstMissing(folder)) ? Posix.ENOTDIR : Posix.ENOENT;
+                return Optional.of(cause(path, errno, new IOException("open")));
+            }
+            return Files.isWritable(folder)
+                    ? Optional.empty()
+                    : Optional.of(cause(path, Posix.EACCES, new IOException("open")));
+        }
+        int fd;
+        try {
+            fd = Posix.openSecret(path.toString());
+        } catch (Posix.Failure e) {
+            return Optional.of(cause(path, e.errno(), e));
+        }
+        try {
+            Optional<String> wrong = refusal(Posix.facts(fd), Posix.effectiveUid());
+            if (wrong.isEmpty() && !Files.isWritable(path)) {
+                return Optional.of(cause(path, Posix.EACCES, new IOException("open")));
+            }
+            return wrong;
+        } catch (Posix.Failure e) {
+            return Optional.of("it cannot be checked: " + e.getMessage());
+        } finally {
+            Posix.closeQuietly(fd);
+        }
+    }
+
+    /**
+     * Why {@code path} could not be opened, in words that name what to change: the folder that
+     * does not exist, whose folder denies the write, the link, rather than the bare error.
+     */
+    static String cause(Path path, int errno, Exception error) {
+        Path folder = path.toAbsolutePath().getParent();
+        return switch (errno) {
+            case Posix.ENOENT ->
+                "the folder " + firstMissing(folder)
+                        + " does not exist (make it, or name a file in a folder that does)";
+            case Posix.EACCES ->
+                Files.exists(path, LinkOption.NOFOLLOW_LINKS)
+                        ? "permission denied: uid " + Integer.toUnsignedString(Posix.effectiveUid())
+                                + " may not write it (" + facts(path) + ")"
+                        : "permission denied: uid " + Integer.toUnsignedString(Posix.effectiveUid())
+                                + " may not make a file in the folder " + folder + " (" + facts(folder) + ")";
+            case Posix.ENOTDIR -> "a part of its path is not a folder: " + firstMissing(folder);
+            case Posix.EISDIR -> "it is a folder (expected: a regular file)";
+            case Posix.EROFS -> "its file system is read-only";
             case Posix.ELOOP ->
-                "it is a link, and a link at the log's name is never followed (expected: a regular file)";
+                Files.isSymbolicLink(path)
+                        ? "it is a link, and a link at the log's name is never followed (expected: a regular file)"
+                        : "its path holds too many links";
             case Posix.ENXIO -> "it is a FIFO or a socket (expected: a regular file)";
-            default -> e.getMessage();
+            default -> error.getMessage();
         };
+    }
+
+    /** The first folder of {@code folder}'s path, from the root down, that is not a folder (or not there). */
+    private static Path firstMissing(Path folder) {
+        Path at = folder.getRoot();
+        for (Path part : folder) {
+            at = at.resolve(part);
+            if (!Files.isDirectory(at)) {
+                return at;
+            }
+        }
+        return folder;
+    }
+
+    /** Its owner and mode, as far as they can be read. */
+    private static String facts(Path path) {
+        try {
+            PosixFileAttributes attributes =
+                    Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            int uid = (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            return (attributes.isDirectory() ? "a folder" : "a file") + " of uid " + Integer.toUnsignedString(uid)
+                    + ", mode " + PosixFilePermissions.toString(attributes.permissions());
+        } catch (IOException | RuntimeException e) {
+            return "its owner and mode cannot be read";
+        }
     }
 
     /**

@@ -19,6 +19,10 @@ public enum DenyCode {
     DNS_FAILED("dns-failed", "the name could not be resolved"),
     DNS_TIMEOUT("dns-timeout", "the name did not resolve in time"),
     DNS_EMPTY("dns-empty", "the name resolved to no address"),
+    DNS_UNREACHABLE(
+            "dns-unreachable",
+            "no DNS server could be asked: nothing listens at a server on this host, or the network to it is"
+                    + " unreachable"),
     DEFAULT_NOT_LOOPBACK("default-not-loopback", "a manifest default must name a loopback address"),
     DEFAULT_GATEWAY_PORT("default-gateway-port", "a manifest default may not name the gateway's port"),
     DOOR_ROUTE("door-route", "the method and path are not a route of this spawn's door set"),
@@ -30,7 +34,7 @@ public enum DenyCode {
     OWNER_WALL("owner-wall", "the listener is one of the wall's own processes"),
     OWNER_CHECKOUT("owner-checkout", "the listener runs from the gateway's checkout or home"),
     OWNER_DEFAULT_USER("owner-default-user", "a manifest default never reaches a process of the gateway's user"),
-    OWNER_ROOT("owner-root", "the listener is root's and no running container publishes the port"),
+    OWNER_ROOT("owner-root", "the listener is root's, and no running container is known to publish the port"),
     OWNER_UNLABELLED("owner-unlabelled", "the container has no compose project label"),
     OWNER_UNKNOWN_PROJECT("owner-unknown-project", "the container's compose project is no installed add-on's"),
     OWNER_OTHER_ADDON("owner-other-addon", "the container belongs to another add-on"),

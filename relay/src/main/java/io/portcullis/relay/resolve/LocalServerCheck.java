@@ -73,6 +73,18 @@ public final class LocalServerCheck {
      * failure to tell who holds the port is a refusal.
      */
     public CompletableFuture<Optional<String>> refusal(PortHolders.Protocol protocol, InetSocketAddress server) {
+        return judge(protocol, server).thenApply(refusal -> refusal.map(Refusal::detail));
+    }
+
+    /**
+     * Why a server may not be sent a byte.
+     *
+     * @param absent whether nothing holds its port: the server is not there, rather than distrusted
+     */
+    public record Refusal(String detail, boolean absent) {}
+
+    /** As {@link #refusal}, saying also whether the server is simply not there. */
+    public CompletableFuture<Optional<Refusal>> judge(PortHolders.Protocol protocol, InetSocketAddress server) {
         try {
             if (!own.get().contains(server.getAddress())) {
                 return CompletableFuture.completedFuture(Optional.empty());
@@ -81,11 +93,14 @@ public final class LocalServerCheck {
                     + protocol.name().toLowerCase(Locale.ROOT) + ") is on this host, and ";
             return holders.holders(protocol, server.getAddress(), server.getPort())
                     .handle((held, failure) -> failure != null
-                            ? Optional.of(named + "who holds its port could not be read: " + failure)
+                            ? Optional.of(
+                                    new Refusal(named + "who holds its port could not be read: " + failure, false))
                             : uids.refusal(held.sockets(), held.privilegedPort(), relayUid)
-                                    .map(why -> named + why));
+                                    .map(why -> new Refusal(
+                                            named + why, held.sockets().isEmpty())));
         } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(Optional.of(what + " " + server + ": the check failed: " + e));
+            return CompletableFuture.completedFuture(
+                    Optional.of(new Refusal(what + " " + server + ": the check failed: " + e, false)));
         }
     }
 

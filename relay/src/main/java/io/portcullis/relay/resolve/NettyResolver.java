@@ -10,12 +10,15 @@ import io.netty.resolver.dns.DnsErrorCauseException;
 import io.netty.resolver.dns.DnsNameResolver;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
 import io.netty.resolver.dns.DnsNameResolverChannelStrategy;
+import io.netty.resolver.dns.DnsNameResolverException;
 import io.netty.resolver.dns.DnsNameResolverTimeoutException;
 import io.netty.resolver.dns.DnsServerAddressStreamProviders;
 import io.netty.resolver.dns.SequentialDnsServerAddressStreamProvider;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
 import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Target;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -42,7 +45,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>SPEC R25: a server on this host is sent a query, over UDP or TCP, only once {@link
  * LocalServerCheck} found its port held by a trusted uid ({@link ServerGuard}); a refused server
- * gets nothing, the next one is asked, and a name that no server could be asked fails.
+ * gets nothing, the next one is asked, and a name that no server could be asked fails: {@link
+ * Resolution.Outcome#UNREACHABLE} when nothing held their ports, as when a query could not be sent
+ * (the network to the server unreachable).
  */
 public final class NettyResolver implements Resolver, AutoCloseable {
     /** No hosts file for the DNS questions: {@link #hosts} was asked first. */
@@ -144,7 +149,8 @@ public final class NettyResolver implements Resolver, AutoCloseable {
 
     /** A timeout, then a failure, of either family is the whole name's; else both families' addresses, IPv4 first. */
     static Resolution combine(String name, Resolution v4, Resolution v6) {
-        for (Resolution.Outcome worst : List.of(Resolution.Outcome.TIMEOUT, Resolution.Outcome.FAILED)) {
+        for (Resolution.Outcome worst :
+                List.of(Resolution.Outcome.TIMEOUT, Resolution.Outcome.FAILED, Resolution.Outcome.UNREACHABLE)) {
             if (v4.outcome() == worst) {
                 return v4;
             }
@@ -165,14 +171,26 @@ public final class NettyResolver implements Resolver, AutoCloseable {
                 : Resolution.resolved(addresses);
     }
 
-    /** Netty reports a name without records as an UnknownHostException carrying no DNS error code. */
+    /**
+     * What a failed question means. Netty reports a name without records as an
+     * UnknownHostException carrying no DNS error code, and a query it could not send (the network
+     * to the server unreachable) as one caused by a {@link DnsNameResolverException} over the
+     * socket's error: the two must not be told apart by the first alone, or an unreachable server
+     * reads as a name without addresses.
+     */
     static Resolution failure(String name, Throwable cause) {
-        Optional<ServerGuard.Refused> refused = refused(cause);
-        if (refused.isPresent()) {
+        List<ServerGuard.Refused> refusals = new ArrayList<>();
+        refused(cause, refusals);
+        if (!refusals.isEmpty()) {
+            // A distrusted server says more than an absent one.
+            ServerGuard.Refused first =
+                    refusals.stream().filter(r -> !r.absent()).findFirst().orElse(refusals.getFirst());
             return Resolution.failed(
-                    Resolution.Outcome.FAILED, name + ": " + refused.get().getMessage());
+                    first.absent() ? Resolution.Outcome.UNREACHABLE : Resolution.Outcome.FAILED,
+                    name + ": " + first.getMessage());
         }
         boolean unknown = false;
+        Optional<String> unsent = Optional.empty();
         for (Throwable t = cause; t != null; t = t.getCause()) {
             if (t instanceof DnsNameResolverTimeoutException) {
                 return Resolution.failed(Resolution.Outcome.TIMEOUT, name + " timed out: " + oneLine(t));
@@ -180,30 +198,42 @@ public final class NettyResolver implements Resolver, AutoCloseable {
             if (t instanceof DnsErrorCauseException error) {
                 return Resolution.failed(Resolution.Outcome.FAILED, name + ": " + error.getCode());
             }
+            if (t instanceof DnsNameResolverException query && unsent.isEmpty()) {
+                unsent = unsent(query);
+            }
             unknown |= t instanceof UnknownHostException;
         }
         if (unknown && hasTimeoutSuppressed(cause)) {
             return Resolution.failed(Resolution.Outcome.TIMEOUT, name + " timed out");
+        }
+        if (unsent.isPresent()) {
+            return Resolution.failed(Resolution.Outcome.UNREACHABLE, name + ": " + unsent.get());
         }
         return unknown
                 ? Resolution.failed(Resolution.Outcome.EMPTY, name + " has no A or AAAA record")
                 : Resolution.failed(Resolution.Outcome.FAILED, name + ": " + oneLine(cause));
     }
 
-    /** A server refused before it was asked ({@link ServerGuard}), anywhere in the failure. */
-    private static Optional<ServerGuard.Refused> refused(Throwable cause) {
+    /** A query that never left: the socket's own error under netty's, with the server it was for. */
+    private static Optional<String> unsent(DnsNameResolverException query) {
+        Throwable socket = query.getCause();
+        if (!(socket instanceof IOException) || socket instanceof DnsNameResolverException) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                "the DNS server " + Target.text(query.remoteAddress()) + " could not be reached: " + oneLine(socket));
+    }
+
+    /** Every server refused before it was asked ({@link ServerGuard}), anywhere in the failure. */
+    private static void refused(Throwable cause, List<ServerGuard.Refused> into) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
             if (t instanceof ServerGuard.Refused refused) {
-                return Optional.of(refused);
+                into.add(refused);
             }
             for (Throwable s : t.getSuppressed()) {
-                Optional<ServerGuard.Refused> inner = refused(s);
-                if (inner.isPresent()) {
-                    return inner;
-                }
+                refused(s, into);
             }
         }
-        return Optional.empty();
     }
 
     private static boolean hasTimeoutSuppressed(Throwable cause) {

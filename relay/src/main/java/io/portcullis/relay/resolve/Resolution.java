@@ -19,6 +19,11 @@ public record Resolution(Outcome outcome, List<InetAddress> addresses, String de
         FAILED,
         /** No answer within the DNS timeout. */
         TIMEOUT,
+        /**
+         * No server could be sent the question: nothing holds a local server's port, or the
+         * network to a server is unreachable.
+         */
+        UNREACHABLE,
         /** The name exists but has no A or AAAA record. */
         EMPTY
     }

@@ -30,12 +30,19 @@ final class ServerGuard extends ChannelOutboundHandlerAdapter {
         this.check = check;
     }
 
-    /** Why a DNS server was sent nothing. */
+    /** Why a DNS server was sent nothing; {@code absent} when nothing holds its port. */
     static final class Refused extends IOException {
         private static final long serialVersionUID = 1L;
+        private final boolean absent;
 
-        Refused(String detail) {
-            super(detail);
+        Refused(LocalServerCheck.Refusal refusal) {
+            super(refusal.detail());
+            this.absent = refusal.absent();
+        }
+
+        /** Whether nothing holds the server's port: it is not there, rather than distrusted. */
+        boolean absent() {
+            return absent;
         }
 
         /** A refusal, not a bug: its stack says nothing. */
@@ -51,7 +58,7 @@ final class ServerGuard extends ChannelOutboundHandlerAdapter {
             ctx.write(msg, promise);
             return;
         }
-        then(ctx, check.refusal(PortHolders.Protocol.UDP, packet.recipient()), refusal -> {
+        then(ctx, check.judge(PortHolders.Protocol.UDP, packet.recipient()), refusal -> {
             if (refusal.isPresent()) {
                 ReferenceCountUtil.release(msg);
                 promise.setFailure(new Refused(refusal.get()));
@@ -67,7 +74,7 @@ final class ServerGuard extends ChannelOutboundHandlerAdapter {
             ctx.connect(remote, local, promise);
             return;
         }
-        then(ctx, check.refusal(PortHolders.Protocol.TCP, server), refusal -> {
+        then(ctx, check.judge(PortHolders.Protocol.TCP, server), refusal -> {
             if (refusal.isPresent()) {
                 promise.setFailure(new Refused(refusal.get()));
             } else {
@@ -78,7 +85,9 @@ final class ServerGuard extends ChannelOutboundHandlerAdapter {
 
     /** Runs {@code next} with the verdict on the channel's event loop: at once when it is known. */
     private static void then(
-            ChannelHandlerContext ctx, CompletableFuture<Optional<String>> verdict, Consumer<Optional<String>> next) {
+            ChannelHandlerContext ctx,
+            CompletableFuture<Optional<LocalServerCheck.Refusal>> verdict,
+            Consumer<Optional<LocalServerCheck.Refusal>> next) {
         if (verdict.isDone() && ctx.executor().inEventLoop()) {
             next.accept(verdict.join());
             return;

@@ -43,10 +43,37 @@ class DescriptorsTest {
 
         assertEquals(warns, warning.isPresent(), warning.toString());
         if (warns) {
-            assertTrue(warning.get().contains("descriptor limit is " + limit), warning.get());
+            assertTrue(warning.get().startsWith("the descriptor limit " + limit + " lets"), warning.get());
+            assertTrue(warning.get().lines().count() == 1, warning.get());
             assertTrue(
                     warning.get().contains("LimitNOFILE=" + (2L * relay + Descriptors.RESERVE + Descriptors.LISTENERS)),
                     warning.get());
+        }
+    }
+
+    /**
+     * Issue 25: run's one spawn was warned about the relay's default budget (16384), which it never
+     * uses; only its own budget counts there.
+     */
+    @ParameterizedTest(name = "limit {0}, spawns {1} -> warns {2}")
+    @CsvSource({
+        "20000, 0, true",
+        "20000, 1, false",
+        "4096,  1, false",
+        "1600,  1, false",
+        "1599,  1, true",
+        "1024,  1, true",
+        "20000, 40, true",
+        "20000, 18, false",
+        "20000, 19, true"
+    })
+    void aRelayThatKnowsItsSpawnsIsJudgedOnTheirBudgets(long limit, int spawns, boolean warns) {
+        Optional<String> warning = new Descriptors(limit).shortfall(relayConnections(16384), spawns);
+
+        assertEquals(warns, warning.isPresent(), warning.toString());
+        if (warns && spawns == 1) {
+            assertTrue(warning.get().contains("fewer than this spawn's limits.spawnConnections 512"), warning.get());
+            assertTrue(warning.get().contains("ulimit -Hn 1600"), warning.get());
         }
     }
 }

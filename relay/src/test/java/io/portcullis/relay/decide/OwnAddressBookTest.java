@@ -15,6 +15,7 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +24,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class OwnAddressBookTest {
     final AtomicReference<Object> interfaces = new AtomicReference<>(List.of(ip("192.0.2.10")));
@@ -111,5 +114,32 @@ class OwnAddressBookTest {
         } finally {
             scheduler.shutdownNow();
         }
+    }
+
+    /** Issue 25: own names that did not resolve stalled a start with no word; now it is said, once per change. */
+    @ParameterizedTest(name = "said [{0}], now [{1}] -> {2}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "''           | ''           | ''",
+                "''           | gate.example | own names do not resolve: gate.example (NXDOMAIN); until they do, the internet shape refuses every target (own-names-unresolved); listed entries are unaffected",
+                "gate.example | gate.example | ''",
+                "gate.example | ''           | own names resolve again (gate.example)",
+                "gate.example | gate.example b.example | own names do not resolve: b.example (b.example timed out), gate.example (NXDOMAIN)",
+            })
+    void whatIsSaidIsTheChange(String said, String now, String line) {
+        Map<String, String> why = Map.of("gate.example", "gate.example: NXDOMAIN", "b.example", "b.example timed out");
+
+        Optional<String> change = OwnAddressBook.change(names(said), names(now), why);
+
+        if (line.isEmpty()) {
+            assertEquals(Optional.empty(), change);
+        } else {
+            assertTrue(change.orElseThrow().startsWith(line), change.get());
+        }
+    }
+
+    private static Set<String> names(String spaced) {
+        return spaced.isBlank() ? Set.of() : Set.of(spaced.strip().split(" +"));
     }
 }

@@ -1,6 +1,7 @@
 package io.portcullis.relay.observe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -177,6 +178,64 @@ class LogFileTest {
         assertTrue(refused.getMessage().startsWith(log + ": refused as the decision log: "), refused.getMessage());
         assertTrue(refused.getMessage().contains("it has 2 names (hard links)"), refused.getMessage());
         assertEquals("keep\n", Files.readString(victim));
+    }
+
+    /**
+     * Issue 25: a log in a folder that does not exist was reported as a link. Each cause is said
+     * as itself, naming what to change.
+     */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "missing/deeper/decisions.jsonl | the folder {dir}/missing does not exist",
+                "file/decisions.jsonl           | a part of its path is not a folder: {dir}/file",
+                "folder                         | it is a folder (expected: a regular file)",
+                "link                           | it is a link, and a link at the log's name is never followed",
+            })
+    void theCauseOfALogThatCannotBeOpenedIsSaidAsItIs(String name, String cause) throws IOException {
+        Files.writeString(dir.resolve("file"), "");
+        Files.createDirectory(dir.resolve("folder"));
+        Files.createSymbolicLink(dir.resolve("link"), dir.resolve("elsewhere"));
+
+        IOException refused = assertThrows(IOException.class, () -> LineFile.open(dir.resolve(name)));
+
+        assertTrue(refused.getMessage().contains(cause.replace("{dir}", dir.toString())), refused.getMessage());
+    }
+
+    /** Issue 25: {@code check --host} finds what the relay would refuse, making and changing nothing. */
+    @Test
+    void aLogIsCheckedWithoutMakingOrChangingAnything() throws IOException {
+        Path made = dir.resolve("decisions.jsonl");
+        assertEquals(Optional.empty(), JsonLineSink.problem(made));
+        assertFalse(Files.exists(made), "the check made the file");
+
+        assertTrue(JsonLineSink.problem(dir.resolve("none/decisions.jsonl"))
+                .orElseThrow()
+                .startsWith("the folder " + dir.resolve("none") + " does not exist"));
+
+        Files.writeString(made, "{}\n");
+        Files.setPosixFilePermissions(made, PosixFilePermissions.fromString("rw-r-----"));
+        assertEquals(Optional.empty(), JsonLineSink.problem(made));
+        Files.setPosixFilePermissions(made, PosixFilePermissions.fromString("rw-rw-rw-"));
+        assertTrue(JsonLineSink.problem(made).orElseThrow().startsWith("its mode is 0666"));
+        assertEquals("rw-rw-rw-", PosixFilePermissions.toString(Files.getPosixFilePermissions(made)));
+
+        Files.createSymbolicLink(dir.resolve("link"), made);
+        assertTrue(JsonLineSink.problem(dir.resolve("link")).orElseThrow().startsWith("it is a link"));
+    }
+
+    @Test
+    void aFolderThatDeniesTheWriteIsNamedWithItsOwnerAndMode() throws IOException {
+        Path folder = Files.createDirectory(dir.resolve("logs"));
+        Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        String cause = LineFile.cause(folder.resolve("decisions.jsonl"), Posix.EACCES, new IOException("open"));
+
+        assertEquals(
+                "permission denied: uid " + Posix.effectiveUid() + " may not make a file in the folder " + folder
+                        + " (a folder of uid " + Posix.effectiveUid() + ", mode rwxr-xr-x)",
+                cause);
     }
 
     private Path fifo() throws Exception {

@@ -6,11 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.handler.codec.dns.DefaultDnsQuestion;
+import io.netty.handler.codec.dns.DnsRecordType;
+import io.netty.resolver.dns.DnsNameResolverException;
+import io.netty.resolver.dns.DnsNameResolverTimeoutException;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.world.DnsAnswer;
 import io.portcullis.world.Zone;
 import io.portcullis.world.ZoneDnsServer;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -142,13 +149,71 @@ class NettyResolverTest {
         "FAILED,   RESOLVED, FAILED",
         "RESOLVED, TIMEOUT,  TIMEOUT",
         "FAILED,   TIMEOUT,  TIMEOUT",
-        "EMPTY,    FAILED,   FAILED"
+        "EMPTY,    FAILED,   FAILED",
+        "EMPTY,    UNREACHABLE, UNREACHABLE",
+        "UNREACHABLE, TIMEOUT, TIMEOUT",
+        "FAILED,   UNREACHABLE, FAILED"
     })
     void oneFamilyThatFailsFailsTheName(Resolution.Outcome v4, Resolution.Outcome v6, Resolution.Outcome expected) {
         assertEquals(
                 expected,
                 NettyResolver.combine("x.test", family(v4, "93.184.216.34"), family(v6, "2606:2800:220:1::1"))
                         .outcome());
+    }
+
+    @Test
+    void aServerOnLoopbackThatStoppedIsUnreachableAtOnceNotANameWithoutAddresses() throws InterruptedException {
+        ZoneDnsServer stopped = ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0);
+        InetSocketAddress address = stopped.address();
+        stopped.close();
+        try (NettyResolver gone =
+                new NettyResolver(group.next(), new HostConfig.Dns(List.of(address), Duration.ofMillis(2000)))) {
+            long start = System.nanoTime();
+            Resolution resolution = gone.resolve("both.test").join();
+
+            assertEquals(Resolution.Outcome.UNREACHABLE, resolution.outcome(), resolution.detail());
+            assertTrue(resolution.detail().contains("nothing holds its port"), resolution.detail());
+            assertTrue(
+                    System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(1500),
+                    "said at once, not at the timeout");
+        }
+    }
+
+    /** The shapes of netty's failures, as netty builds them (seen against a server behind no route). */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            unsent, network unreachable | UNREACHABLE | the DNS server 192.0.2.1:53 could not be reached: Network is unreachable
+            unsent, port unreachable    | UNREACHABLE | the DNS server 192.0.2.1:53 could not be reached: Port unreachable
+            no records                  | EMPTY       | has no A or AAAA record
+            timed out                   | TIMEOUT     | timed out
+            """)
+    void anUnsentQueryIsUnreachableAndOnlyANameWithoutRecordsIsEmpty(
+            String shape, Resolution.Outcome outcome, String detail) {
+        InetSocketAddress server = new InetSocketAddress(literal("192.0.2.1"), 53);
+        DefaultDnsQuestion question = new DefaultDnsQuestion("x.test.", DnsRecordType.A);
+        Throwable cause = switch (shape) {
+            case "unsent, network unreachable" ->
+                new DnsNameResolverException(
+                        server,
+                        question,
+                        "failed to send a query via UDP",
+                        new SocketException("Network is unreachable"));
+            case "unsent, port unreachable" ->
+                new DnsNameResolverException(
+                        server,
+                        question,
+                        "failed to send a query via UDP",
+                        new PortUnreachableException("Port unreachable"));
+            case "timed out" -> new DnsNameResolverTimeoutException(server, question, "query timed out");
+            default -> null;
+        };
+        UnknownHostException failure = new UnknownHostException("Failed to resolve 'x.test' [A(1)]");
+        failure.initCause(cause);
+
+        Resolution resolution = NettyResolver.failure("x.test", failure);
+
+        assertEquals(outcome, resolution.outcome(), resolution.detail());
+        assertTrue(resolution.detail().contains(detail), resolution.detail());
     }
 
     private static InetAddress literal(String text) {

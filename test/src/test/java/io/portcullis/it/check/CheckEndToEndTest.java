@@ -14,6 +14,7 @@ import io.portcullis.it.world.Run;
 import io.portcullis.it.world.TestWorld;
 import io.portcullis.world.DnsAnswer;
 import java.io.IOException;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -265,6 +266,67 @@ class CheckEndToEndTest {
                 List.of("check", "--spawn", world.dir().resolve("absent.json").toString(), "nas.lan:8443"), "");
         assertEquals(2, missing.exit(), missing.toString());
         assertEquals("", missing.out());
+    }
+
+    /** Issue 25: a resolver that is not running was reported as a name without addresses (dns-empty). */
+    @Test
+    void aResolverThatIsNotRunningIsDnsUnreachableNamingIt() throws Exception {
+        int port;
+        try (DatagramSocket free = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        Path spawn = write("spawn.json", INTERNET_SPAWN);
+        Path host = write("host-stopped-dns.json", "{\"dns\": {\"servers\": [\"127.0.0.1:" + port + "\"]}}");
+        Run run = Portcullis.run(
+                List.of("check", "--spawn", spawn.toString(), "--host", host.toString(), "www.example.test:443"), "");
+        JsonNode line = onlyLine(run);
+        assertEquals("dns-unreachable", line.path("code").asText(), line.toString());
+        assertTrue(
+                line.path("detail").asText().contains("127.0.0.1:" + port)
+                        && line.path("detail").asText().contains("nothing holds its port"),
+                line.toString());
+    }
+
+    /**
+     * Issue 25: a host file could be checked only with a spawn, and log.file's folder was found
+     * missing at the first line. {@code check --host FILE} alone finds both, and a DNS server that
+     * does not answer, before the relay starts; against the world's DNS server and a loopback port
+     * where nothing listens, never this machine's resolver.
+     */
+    @Test
+    void aHostFileAloneIsCheckedItsLogFolderAndEachDnsServer() throws Exception {
+        int stopped;
+        try (DatagramSocket free = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            stopped = free.getLocalPort();
+        }
+        Path logs = world.dir().resolve("host-check-logs");
+        Path good = write("host-check-good.json", """
+                {"dns": {"servers": ["%s"], "timeoutMillis": 2000}, "log": {"file": "%s"}}
+                """.formatted(
+                        world.dns().hostConfigForm(), world.dir().resolve("host-check.jsonl")));
+        Run ok = Portcullis.run(List.of("check", "--host", good.toString()), "");
+        assertEquals(0, ok.exit(), ok.toString());
+        assertEquals(List.of("file", "log.file", "dns.servers"), field(ok, "check"), ok.out());
+        assertEquals(List.of("ok", "ok", "ok"), field(ok, "verdict"), ok.out());
+        assertTrue(ok.out().contains("answered NXDOMAIN for invalid."), ok.out());
+
+        Path bad = write("host-check-bad.json", """
+                {"dns": {"servers": ["%s", "127.0.0.1:%d"], "timeoutMillis": 2000}, "log": {"file": "%s"}}
+                """.formatted(
+                        world.dns().hostConfigForm(), stopped, logs.resolve("decisions.jsonl")));
+        Run failed = Portcullis.run(List.of("check", "--host", bad.toString()), "");
+        assertEquals(1, failed.exit(), failed.toString());
+        assertEquals(List.of("ok", "fail", "ok", "fail"), field(failed, "verdict"), failed.out());
+        List<String> details = field(failed, "detail");
+        assertTrue(details.get(1).contains("the folder " + logs + " does not exist"), details.get(1));
+        assertEquals("127.0.0.1:" + stopped, field(failed, "server").get(3), failed.out());
+        assertTrue(details.get(3).contains("nothing holds its port"), details.get(3));
+
+        Path broken = write("host-check-broken.json", "{\"dns\": {\"timeoutMilis\": 5}}");
+        Run refused = Portcullis.run(List.of("check", "--host", broken.toString()), "");
+        assertEquals(2, refused.exit(), refused.toString());
+        assertTrue(refused.err().contains("timeoutMilis"), refused.err());
+        assertEquals("", refused.out());
     }
 
     private static Run check(String spawnJson, List<String> targets, String stdin)

@@ -146,6 +146,55 @@ class DaemonCommandTest {
         }
     }
 
+    /**
+     * Issue 25: the descriptor warning came at start and again at every reload. It is said once,
+     * and again only when a reload changes its figures.
+     */
+    @Test
+    void theDescriptorWarningIsSaidOnceAndAgainOnlyWhenItsFiguresChange() throws Exception {
+        host = Files.writeString(dir.resolve("host.json"), "{}");
+        spawns = Files.createDirectory(dir.resolve("spawns"));
+        control = dir.resolve("control.sock");
+        Path stderr = dir.resolve("stderr.txt");
+        ProcessBuilder command = Portcullis.command(List.of(
+                "daemon", "--host", host.toString(), "--control", control.toString(), "--dir", spawns.toString()));
+        command.command().addAll(0, List.of("prlimit", "--nofile=4096:4096", "--"));
+        Process daemon = command.redirectError(stderr.toFile()).start();
+        try {
+            firstLine(daemon);
+            assertEquals(1, descriptorWarnings(stderr).size(), Files.readString(stderr));
+            JsonNode warning = JSON.readTree(descriptorWarnings(stderr).getFirst());
+            assertEquals("warn", warning.get("level").asText());
+            assertEquals(4096, warning.get("descriptorLimit").asLong());
+            assertTrue(
+                    warning.get("message")
+                            .asText()
+                            .startsWith("the descriptor limit 4096 lets the relay hold 1760"
+                                    + " connections, fewer than limits.relayConnections 16384 (33344 descriptors)"),
+                    warning.toString());
+
+            Files.writeString(host, "{\"denyList\": [\"203.0.113.0/24\"]}");
+            Run.of(List.of("kill", "-HUP", Long.toString(daemon.pid())), "", 10);
+            awaitGeneration(2);
+            assertEquals(1, descriptorWarnings(stderr).size(), "the same figures again: " + Files.readString(stderr));
+
+            Files.writeString(host, "{\"limits\": {\"relayConnections\": 8000}}");
+            Run.of(List.of("kill", "-HUP", Long.toString(daemon.pid())), "", 10);
+            awaitGeneration(3);
+            assertEquals(2, descriptorWarnings(stderr).size(), "new figures: " + Files.readString(stderr));
+        } finally {
+            daemon.destroy();
+            daemon.waitFor(20, TimeUnit.SECONDS);
+            daemon.destroyForcibly();
+        }
+    }
+
+    private static List<String> descriptorWarnings(Path stderr) throws Exception {
+        return Files.readAllLines(stderr).stream()
+                .filter(line -> line.contains("descriptor limit"))
+                .toList();
+    }
+
     @Test
     void aMissingHostFileIsAConfigurationError() throws Exception {
         Run run = Portcullis.run(

@@ -439,6 +439,29 @@ class RunEndToEndTest {
         }
     }
 
+    /**
+     * Issue 25: for a user who may not ask Docker, root's own service was refused as "Docker is
+     * unreachable". It is root's: that is the reason, and what to change says so.
+     */
+    @Test
+    void rootsServiceIsRefusedAsRootsForAUserWhoCannotAskDocker() throws Exception {
+        try (Service service = Service.start("0")) {
+            ProcessBuilder builder = forwardExample(service.port());
+            builder.environment().remove("SUDO_UID");
+            List<String> argv = new ArrayList<>(asUser(NOBODY));
+            argv.addAll(builder.command());
+            Run run = Run.of(builder.command(argv), "", 60);
+            assertEquals(52, run.exit(), run.toString());
+            assertEquals(
+                    List.of("portcullis: refused forward 127.0.0.1:" + service.port() + ": owner-root (the listener is"
+                            + " root's, and no running container is known to publish the port; a root service is"
+                            + " reached only as a port that a container publishes: run it as uid 65534, the gateway's"
+                            + " user)"),
+                    refusals(run),
+                    run.err());
+        }
+    }
+
     /** {@code ./portcullis run --allow 127.0.0.1:PORT -- curl -sS http://127.0.0.1:PORT/}. */
     private static ProcessBuilder forwardExample(int port) {
         String target = "127.0.0.1:" + port;
@@ -489,6 +512,74 @@ class RunEndToEndTest {
         public void close() {
             process.destroyForcibly();
         }
+    }
+
+    /**
+     * Issue 25: every run printed the relay's JSON descriptor warning, about a relay-wide budget
+     * (16384) a run never uses. Now only a limit below the spawn's own budget is said, in one line.
+     */
+    @ParameterizedTest(name = "hard limit {0} -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "4096 | ''",
+                "1024 | portcullis run: warning: the descriptor limit 1024 lets the relay hold 224 connections, fewer"
+                        + " than this spawn's limits.spawnConnections 512 (1600 descriptors)"
+            })
+    void theDescriptorLimitIsSaidOnlyWhenTheSpawnsOwnBudgetCannotBeMet(int hard, String line) throws Exception {
+        ProcessBuilder command =
+                Portcullis.command(List.of("run", "--sandbox", "bwrap", "--host", host.toString(), "--", "true"));
+        command.command().addAll(0, List.of("prlimit", "--nofile=" + hard + ":" + hard, "--"));
+        Run run = Run.of(command, "", 60);
+        assertEquals(0, run.exit(), run.toString());
+        List<String> said =
+                run.err().lines().filter(l -> l.contains("descriptor")).toList();
+        if (line.isEmpty()) {
+            assertEquals(List.of(), said, run.err());
+        } else {
+            assertEquals(1, said.size(), run.err());
+            assertTrue(said.getFirst().startsWith(line), run.err());
+        }
+        assertFalse(run.err().contains("{\"time\""), "no JSON on a person's terminal: " + run.err());
+    }
+
+    /**
+     * Issue 25: own names that did not resolve held each start for the DNS timeout with no word.
+     * Now the start waits a second at most and says which names, and what follows.
+     */
+    @Test
+    void ownNamesThatDoNotAnswerAreSaidAtOnceAndDoNotHoldTheStart() throws Exception {
+        world.zone().set("own.example.test", DnsAnswer.silent());
+        Files.writeString(
+                host,
+                "{\"ownNames\": [\"own.example.test\"], \"dns\": {\"servers\": [\""
+                        + world.dns().hostConfigForm() + "\"], \"timeoutMillis\": 30000}}");
+        long start = System.nanoTime();
+        Run run = run("bwrap", List.of("--internet"), "true");
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+
+        assertEquals(0, run.exit(), run.toString());
+        assertTrue(seconds < 25, "the start waited for the 30 s DNS timeout: " + seconds + " s");
+        assertTrue(
+                run.err()
+                        .contains("portcullis run: warning: own names do not resolve: own.example.test (no answer yet"
+                                + " after 1000 ms); until they do, the internet shape refuses every target"
+                                + " (own-names-unresolved)"),
+                run.err());
+    }
+
+    /** Issue 25: a host file whose log.file's folder does not exist was said to be a link. */
+    @Test
+    void aDecisionLogInAFolderThatDoesNotExistIsSaidSo() throws Exception {
+        Path logs = dir.resolve("no-such-folder");
+        Files.writeString(
+                host,
+                "{\"dns\": {\"servers\": [\"" + world.dns().hostConfigForm() + "\"]}, \"log\": {\"file\": \""
+                        + logs.resolve("decisions.jsonl") + "\"}}");
+        Run run = run("bwrap", List.of(), "true");
+        assertEquals(125, run.exit(), run.toString());
+        assertTrue(run.err().contains("the folder " + logs + " does not exist"), run.err());
+        assertFalse(run.err().contains("link"), run.err());
     }
 
     @Test
