@@ -298,6 +298,11 @@ public final class ServiceManager implements Keeper, AutoCloseable {
             spawns = List.copyOf(kept.values());
             kept.clear();
         }
+        if (!spawns.isEmpty()) {
+            log.atInfo()
+                    .addKeyValue("spawns", spawns.size())
+                    .log("the kept spawns outlive this process: systemd holds their sockets for the next start");
+        }
         for (Kept spawn : spawns) {
             try {
                 spawn.spawn().letGo();
