@@ -42,6 +42,7 @@ record NamedPaths(Set<String> paths, Set<String> repositoryPaths, Set<String> pa
             Map.entry("/run/portcullis", "the unit's RuntimeDirectory"),
             Map.entry("/run/portcullis/control.sock", "made by the daemon"),
             Map.entry("/var/log/portcullis", "the unit's LogsDirectory"),
+            Map.entry("/var/lib/portcullis", "the unit's StateDirectory"),
             Map.entry("/var/log/portcullis/decisions.jsonl", "an example of log.file"),
             Map.entry("/var/run/docker.sock", "Docker's"),
             Map.entry("/proc", "the kernel's"),
