@@ -120,7 +120,7 @@ public final class ServiceManager implements Keeper, AutoCloseable {
         return restored;
     }
 
-    private void restore(Relay relay, StoredSpawns.Whole whole) throws IOException {
+    private void restore(Relay relay, StoredSpawns.Whole whole) {
         List<StoreName> names = whole.state().names(whole.id());
         SpawnHandle spawn;
         try {
@@ -136,7 +136,7 @@ public final class ServiceManager implements Keeper, AutoCloseable {
                     whole.id(),
                     names.stream().map(StoreName::text).toList(),
                     List.of(),
-                    "the relay refused its" + " sockets: " + e.getMessage());
+                    "the relay refused its sockets: " + e.getMessage());
             return;
         }
         kept.put(whole.id(), new Kept(spawn, names));
@@ -150,23 +150,27 @@ public final class ServiceManager implements Keeper, AutoCloseable {
 
     /**
      * Closes descriptors, removes their names from the store and, unless the spawn serves again
-     * (these were extra), its state, and says why.
+     * (these were extra), its state, and says why. A removal that fails is logged; the start goes on.
      */
-    private void discard(String id, List<String> names, List<Integer> fds, String why) throws IOException {
+    private void discard(String id, List<String> names, List<Integer> fds, String why) {
         fds.forEach(Posix::closeQuietly);
-        if (!id.isEmpty() && !kept.containsKey(id) && states.isPresent()) {
-            states.get().remove(id);
-        }
-        for (String name : names) {
-            notify.remove(name);
+        try {
+            if (!id.isEmpty() && !kept.containsKey(id) && states.isPresent()) {
+                states.get().remove(id);
+            }
+            for (String name : names) {
+                notify.remove(name);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("{}: could not remove it from the service's store: {}", id, e.toString());
         }
         log.atWarn()
                 .addKeyValue("spawn", id)
                 .addKeyValue("descriptors", fds.size())
                 .log(
-                        "spawn {} cannot be restored: {}; its descriptors are closed and removed from the store,"
-                                + " and its state",
-                        id.isEmpty() ? "(none)" : id,
+                        "{} cannot be restored: {}; its descriptors are closed and removed from the store, and its"
+                                + " state",
+                        id.isEmpty() ? "a descriptor of the store" : "spawn " + id,
                         why);
     }
 
@@ -269,12 +273,28 @@ public final class ServiceManager implements Keeper, AutoCloseable {
         }
     }
 
-    /** {@code STOPPING=1}. */
+    /**
+     * {@code STOPPING=1}, and no spawn is kept from now on: a spawn being kept has its sockets
+     * stored before this returns, so the drain that follows never closes a descriptor that is
+     * being sent.
+     */
     public void stopping() {
         try {
             notify.stopping();
         } catch (IOException e) {
             log.warn("cannot tell the service manager that the daemon stops: {}", e.toString());
+        }
+        finishKeeping();
+    }
+
+    private void finishKeeping() {
+        thread.shutdown();
+        try {
+            if (!thread.awaitTermination(10, TimeUnit.SECONDS)) {
+                thread.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -285,14 +305,7 @@ public final class ServiceManager implements Keeper, AutoCloseable {
      */
     @Override
     public void close() {
-        thread.shutdown();
-        try {
-            if (!thread.awaitTermination(10, TimeUnit.SECONDS)) {
-                thread.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        finishKeeping();
         List<Kept> spawns;
         synchronized (this) {
             spawns = List.copyOf(kept.values());
