@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.portcullis.daemon.ControlNamespaces;
 import io.portcullis.daemon.Daemon;
+import io.portcullis.daemon.ServiceManager;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.ops.ListenerLimits;
@@ -105,9 +106,12 @@ final class DaemonCommand implements Callable<Integer> {
             problems.add("--control: " + control + " (expected: a path in an existing directory)");
         }
         Optional<ControlNamespaces> namespaces;
+        Optional<ServiceManager> manager;
         try {
             namespaces = ControlNamespaces.open(controlNamespaces, problems);
-        } catch (IOException e) {
+            // Under systemd: the descriptors its store passed back are this process's from here on.
+            manager = ServiceManager.open(System.getenv());
+        } catch (IOException | IllegalArgumentException e) {
             log.error("cannot start: {}", e.getMessage());
             return 1;
         }
@@ -118,7 +122,7 @@ final class DaemonCommand implements Callable<Integer> {
         Daemon daemon;
         Optional<MetricsListener> metrics;
         try {
-            daemon = start(host, namespaces.orElseThrow());
+            daemon = start(host, namespaces.orElseThrow(), manager);
             try {
                 metrics = service.listen(daemon.routes());
             } catch (IOException | RuntimeException e) {
@@ -131,8 +135,11 @@ final class DaemonCommand implements Callable<Integer> {
         }
         Thread stopOnSignal = new Thread(
                 () -> {
+                    manager.ifPresent(ServiceManager::stopping);
                     // The control socket and the metrics listener answer while it drains (readyz 503).
                     service.drain(daemon.relay());
+                    // Under systemd the kept spawns outlive the process: let them go before the relay closes.
+                    manager.ifPresent(ServiceManager::close);
                     stop(daemon, metrics);
                     removePidFile();
                     // A signal is a clean stop: exit 0 once every directory and the control socket are gone.
@@ -165,11 +172,14 @@ final class DaemonCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.println(ready);
         out.flush();
+        manager.ifPresent(ServiceManager::ready);
         new CountDownLatch(1).await();
         return 0;
     }
 
-    private Daemon start(HostConfig host, ControlNamespaces namespaces) throws IOException {
+    /** Starts the relay, serves again the spawns that systemd kept (before any wall can ask), then listens. */
+    private Daemon start(HostConfig host, ControlNamespaces namespaces, Optional<ServiceManager> manager)
+            throws IOException {
         Relay relay;
         try {
             relay = ConfigFiles.relay(host, parent).start();
@@ -178,12 +188,15 @@ final class DaemonCommand implements Callable<Integer> {
             throw e;
         }
         try {
-            return Daemon.start(
-                    relay,
-                    control,
-                    () -> HostConfigJson.read(hostFile),
-                    new Daemon.Settings(Transport.best(), namespaces, ListenerLimits.CONTROL));
+            Daemon.Settings settings = new Daemon.Settings(Transport.best(), namespaces, ListenerLimits.CONTROL);
+            if (manager.isPresent()) {
+                manager.get().restore(relay);
+                settings = settings.keptBy(manager.get());
+            }
+            return Daemon.start(relay, control, () -> HostConfigJson.read(hostFile), settings);
         } catch (IOException | RuntimeException e) {
+            // Spawns restored before the failure stay in the store for the next start.
+            manager.ifPresent(ServiceManager::close);
             relay.close();
             throw e;
         }

@@ -9,6 +9,8 @@ import static io.netty.handler.codec.http.HttpResponseStatus.NOT_FOUND;
 import static io.netty.handler.codec.http.HttpResponseStatus.OK;
 import static io.netty.handler.codec.http.HttpResponseStatus.SERVICE_UNAVAILABLE;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.HttpMethod;
 import io.portcullis.relay.Relay;
@@ -42,11 +44,18 @@ final class Control {
     private final Relay relay;
     private final HostConfigSource hosts;
     private final Removed removed;
+    private final Keeper keeper;
 
     Control(Relay relay, HostConfigSource hosts, InstantSource clock) {
+        this(relay, hosts, clock, Keeper.NONE);
+    }
+
+    /** @param keeper told of each spawn opened and closed, to keep it beyond this process */
+    Control(Relay relay, HostConfigSource hosts, InstantSource clock, Keeper keeper) {
         this.relay = Objects.requireNonNull(relay, "relay");
         this.hosts = Objects.requireNonNull(hosts, "hosts");
         this.removed = new Removed(clock);
+        this.keeper = Objects.requireNonNull(keeper, "keeper");
     }
 
     /** The answer to {@code method path} with {@code body} (UTF-8). */
@@ -77,10 +86,14 @@ final class Control {
 
     private Reply open(String body) {
         SpawnPolicy policy;
+        JsonNode json;
         try {
             policy = SpawnPolicyJson.parse("spawn", body);
+            json = SpawnJson.JSON.readTree(body);
         } catch (ConfigException e) {
             return Reply.errors(BAD_REQUEST, e.problems());
+        } catch (JsonProcessingException e) {
+            return Reply.errors(BAD_REQUEST, List.of("spawn: " + e.getOriginalMessage()));
         }
         if (!relay.accepting()) {
             return Reply.errors(
@@ -93,6 +106,7 @@ final class Control {
             SpawnHandle handle = relay.open(policy);
             removed.forget(handle.id());
             handle.handedOver().whenComplete((accepted, failure) -> refused(handle.id(), failure));
+            keeper.opened(handle, json);
             log.atInfo()
                     .addKeyValue("spawn", handle.id())
                     .addKeyValue("socket", handle.socket())
@@ -152,6 +166,7 @@ final class Control {
             return unknown(id);
         }
         try {
+            keeper.closing(id);
             handle.get().close();
             log.atInfo().addKeyValue("spawn", id).log("spawn closed");
             return Reply.noContent();

@@ -59,12 +59,24 @@ public final class Daemon implements AutoCloseable {
      *
      * @param namespaces the network namespaces whose peers are served; the daemon closes them
      * @param limits its connection cap and exchange deadline
+     * @param keeper what keeps the spawns beyond the process ({@link ServiceManager} under systemd)
      */
-    public record Settings(Transport transport, ControlNamespaces namespaces, ListenerLimits limits) {
+    public record Settings(Transport transport, ControlNamespaces namespaces, ListenerLimits limits, Keeper keeper) {
         public Settings {
             Objects.requireNonNull(transport, "transport");
             Objects.requireNonNull(namespaces, "namespaces");
             Objects.requireNonNull(limits, "limits");
+            Objects.requireNonNull(keeper, "keeper");
+        }
+
+        /** Keeping no spawn beyond the process. */
+        public Settings(Transport transport, ControlNamespaces namespaces, ListenerLimits limits) {
+            this(transport, namespaces, limits, Keeper.NONE);
+        }
+
+        /** These settings, with every spawn the control API opens kept by {@code manager} (SPEC R44). */
+        public Settings keptBy(ServiceManager manager) {
+            return new Settings(transport, namespaces, limits, manager);
         }
 
         /** The best transport, the daemon's own namespace alone, {@link ListenerLimits#CONTROL}. */
@@ -129,7 +141,7 @@ public final class Daemon implements AutoCloseable {
 
     private static Daemon listen(Relay relay, Path control, HostConfigSource hosts, Settings settings, Routes routes)
             throws IOException {
-        Control api = new Control(relay, hosts, InstantSource.system());
+        Control api = new Control(relay, hosts, InstantSource.system(), settings.keeper());
         ControlSocket.clear(control);
         ControlPeers peers = new ControlPeers(ControlSocket.ownUid(), settings.namespaces(), ControlPeer::read);
         ConnectionGate gate = new ConnectionGate("control socket", settings.limits());

@@ -23,7 +23,12 @@ public final class SpawnJson {
      */
     public static ObjectNode ready(SpawnHandle handle) {
         ObjectNode line = JSON.createObjectNode();
-        line.put("socket", handle.socket().toString());
+        if (handle.restored()) {
+            // Served again from sockets another process carried (SPEC R44): it has no spawn socket.
+            line.putNull("socket");
+        } else {
+            line.put("socket", handle.socket().toString());
+        }
         line.put("proxyPort", handle.proxyPort());
         ArrayNode forwards = line.putArray("forwards");
         handle.forwards().forEach(forwards::add);

@@ -44,10 +44,12 @@ public final class Posix {
     static final int SO_REUSEADDR = 2;
     static final int SO_TYPE = 3;
     static final int SO_RCVTIMEO = 20;
+    static final int SO_SNDTIMEO = 21;
     static final int SO_ACCEPTCONN = 30;
     static final int SO_PROTOCOL = 38;
     static final int SO_DOMAIN = 39;
     static final int SO_PEERPIDFD = 77;
+    static final int SO_NETNS_COOKIE = 71;
     public static final int IPPROTO_IP = 0;
     public static final int IP_RECVERR = 11;
     static final int IPPROTO_IPV6 = 41;
@@ -287,6 +289,68 @@ public final class Posix {
         }
     }
 
+    /**
+     * A unix datagram socket bound to {@code address}, close-on-exec: a path, or {@code @} and a
+     * name in the abstract namespace. The receiving side of {@link #sendDatagram}, for tests that
+     * play the service manager.
+     */
+    public static int bindUnixDatagram(String address) throws Failure {
+        int fd = check("socket", invoke(Call.SOCKET, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        try (Arena arena = Arena.ofConfined()) {
+            UnixAddress bound = unixAddress(arena, address);
+            check("bind " + address, invoke(Call.BIND, fd, bound.sockaddr(), bound.length()));
+            return fd;
+        } catch (Failure | RuntimeException e) {
+            closeQuietly(fd);
+            throw e;
+        }
+    }
+
+    /**
+     * Sends {@code data}, with {@code fds} attached when there are any (SCM_RIGHTS), as one datagram
+     * from a fresh unix datagram socket to {@code address} (a path, or {@code @} and an abstract
+     * name), as sd_notify(3) does; waits at most {@code timeoutMillis} for room in the receiver's
+     * queue (EAGAIN after that).
+     */
+    public static void sendDatagram(String address, byte[] data, int[] fds, int timeoutMillis) throws Failure {
+        if (fds.length > MAX_FDS) {
+            throw new IllegalArgumentException("fds: " + fds.length + " (expected: at most " + MAX_FDS + ")");
+        }
+        int fd = check("socket", invoke(Call.SOCKET, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment timeout = arena.allocate(16, 8);
+            timeout.set(JAVA_LONG, 0, timeoutMillis / 1000);
+            timeout.set(JAVA_LONG, 8, (timeoutMillis % 1000) * 1000L);
+            check("setsockopt", invoke(Call.SETSOCKOPT, fd, SOL_SOCKET, SO_SNDTIMEO, timeout, 16));
+            UnixAddress to = unixAddress(arena, address);
+            MemorySegment buffer = arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
+            MemorySegment control = MemorySegment.NULL;
+            long controlLength = 0;
+            if (fds.length > 0) {
+                controlLength = cmsgSpace(4L * fds.length);
+                control = arena.allocate(controlLength, 8);
+                control.set(JAVA_LONG, 0, 16 + 4L * fds.length);
+                control.set(JAVA_INT, 8, SOL_SOCKET);
+                control.set(JAVA_INT, 12, SCM_RIGHTS);
+                for (int i = 0; i < fds.length; i++) {
+                    control.set(JAVA_INT, 16 + 4L * i, fds[i]);
+                }
+            }
+            MemorySegment message = message(arena, buffer, control, controlLength);
+            message.set(ADDRESS, 0, to.sockaddr());
+            message.set(JAVA_INT, 8, to.length());
+            long sent;
+            do {
+                sent = invokeLong(Call.SENDMSG, fd, message, MSG_NOSIGNAL);
+            } while (sent < 0 && errno() == EINTR);
+            if (sent < 0) {
+                throw new Failure("sendmsg " + address, errno());
+            }
+        } finally {
+            closeQuietly(fd);
+        }
+    }
+
     /** Sends all of {@code data} from {@code offset}. */
     public static void sendAll(int socket, byte[] data, int offset) throws Failure {
         try (Arena arena = Arena.ofConfined()) {
@@ -372,6 +436,33 @@ public final class Posix {
             length.set(JAVA_INT, 0, 4);
             check("getsockopt", invoke(Call.GETSOCKOPT, fd, level, name, value, length));
             return value.get(JAVA_INT, 0);
+        }
+    }
+
+    /**
+     * The cookie of the network namespace that socket {@code fd} was made in (SO_NETNS_COOKIE, Linux
+     * 5.14): a number no other namespace has while the machine runs, readable without privilege.
+     * ENOPROTOOPT on an older kernel.
+     */
+    public static long namespaceCookie(int fd) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = arena.allocate(8, 8);
+            MemorySegment length = arena.allocate(4);
+            length.set(JAVA_INT, 0, 8);
+            check(
+                    "getsockopt SO_NETNS_COOKIE",
+                    invoke(Call.GETSOCKOPT, fd, SOL_SOCKET, SO_NETNS_COOKIE, value, length));
+            return value.get(JAVA_LONG, 0);
+        }
+    }
+
+    /** The cookie of this process's own network namespace ({@link #namespaceCookie}). */
+    public static long ownNamespaceCookie() throws Failure {
+        int fd = check("socket", invoke(Call.SOCKET, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        try {
+            return namespaceCookie(fd);
+        } finally {
+            closeQuietly(fd);
         }
     }
 
@@ -811,6 +902,29 @@ public final class Posix {
         }
     }
 
+    /** Linked on first use: only a service that adopts descriptors unsets its environment. */
+    private static final class Unsetenv {
+        static final MethodHandle HANDLE =
+                LINKER.downcallHandle(LIBC.find("unsetenv").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    /**
+     * Removes {@code name} from the C library's environment of this process, which a child started
+     * with the environment it inherits gets (the JDK's {@code System.getenv} keeps its own copy).
+     */
+    public static void unsetenv(String name) {
+        try (Arena arena = Arena.ofConfined()) {
+            int result = (int) Unsetenv.HANDLE.invokeExact(arena.allocateFrom(name));
+            if (result != 0) {
+                throw new IllegalArgumentException("name: " + name + " (expected: a variable name)");
+            }
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException("native call failed: " + e, e);
+        }
+    }
+
     /** Replaces this process with {@code path}; returns only by throwing when execve failed. */
     public static Failure execve(String path, List<String> argv, List<String> environment) {
         try (Arena arena = Arena.ofConfined()) {
@@ -841,6 +955,27 @@ public final class Posix {
         } catch (Throwable e) {
             return "errno " + errno;
         }
+    }
+
+    /** A struct sockaddr_un and how many of its bytes count. */
+    private record UnixAddress(MemorySegment sockaddr, int length) {}
+
+    /**
+     * {@code address} as a struct sockaddr_un: a path (NUL-terminated, at most 107 bytes), or
+     * {@code @} and a name in the abstract namespace (a NUL, then the name, at most 107 bytes, its
+     * length given by the address length alone).
+     */
+    private static UnixAddress unixAddress(Arena arena, String address) {
+        byte[] bytes = address.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length < 2 || (bytes[0] != '/' && bytes[0] != '@')) {
+            throw new IllegalArgumentException(
+                    "address: " + address + " (expected: an absolute path, or @ and an abstract name)");
+        }
+        if (bytes[0] == '/') {
+            return new UnixAddress(unixAddress(arena, bytes), 2 + bytes.length + 1);
+        }
+        bytes[0] = 0;
+        return new UnixAddress(unixAddress(arena, bytes), 2 + bytes.length);
     }
 
     /** struct sockaddr_un for a path of at most 107 bytes, NUL-terminated. */

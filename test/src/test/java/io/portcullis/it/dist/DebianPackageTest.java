@@ -208,7 +208,7 @@ class DebianPackageTest {
 
             Run purge = other.exec("dpkg -P portcullis");
             assertEquals(0, purge.exit(), purge.toString());
-            Run after = other.exec("for f in /etc/portcullis /var/log/portcullis"
+            Run after = other.exec("for f in /etc/portcullis /var/log/portcullis /var/lib/portcullis"
                     + " /etc/systemd/system/multi-user.target.wants/portcullis-daemon.service; do"
                     + " [ -e $f ] || [ -L $f ] && echo \"left $f\"; done; getent passwd portcullis | cut -d: -f1;"
                     + " getent shadow portcullis | cut -d: -f8; dpkg-query -W portcullis 2>/dev/null || echo gone");

@@ -86,6 +86,12 @@ final class DebianSystem implements AutoCloseable {
         return exec("dpkg -i /var/tmp/portcullis.deb");
     }
 
+    /** Copies {@code from} (a file or a folder) to {@code to} in the system; not under /tmp, which systemd mounts over. */
+    void copy(Path from, String to) throws Exception {
+        Run copy = docker("cp", from.toString(), name + ":" + to);
+        assertEquals(0, copy.exit(), copy.toString());
+    }
+
     /** {@code bash -c script} in the system, as root. */
     Run exec(String script) throws Exception {
         return docker("exec", name, "bash", "-c", script);

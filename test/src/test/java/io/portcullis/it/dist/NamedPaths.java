@@ -43,6 +43,7 @@ record NamedPaths(Set<String> paths, Set<String> repositoryPaths, Set<String> pa
             Map.entry("/run/portcullis/control.sock", "made by the daemon"),
             Map.entry("/run/portcullis/daemon.pid", "made by the daemon (--pid-file)"),
             Map.entry("/var/log/portcullis", "the unit's LogsDirectory"),
+            Map.entry("/var/lib/portcullis", "the unit's StateDirectory"),
             Map.entry("/var/log/portcullis/decisions.jsonl", "an example of log.file"),
             Map.entry("/var/run/docker.sock", "Docker's"),
             Map.entry("/proc", "the kernel's"),

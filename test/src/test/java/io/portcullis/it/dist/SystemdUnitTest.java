@@ -73,7 +73,26 @@ class SystemdUnitTest {
                 .put("MANPATH", installed.prefix().resolve("share/man").toString());
         Run run = Run.of(verify, "", 60);
         assertEquals(0, run.exit(), run.toString());
-        assertEquals("", run.err() + run.out(), "systemd-analyze found nothing to say");
+        assertEquals("", sinceSystemd254(run.err() + run.out()), "systemd-analyze found nothing to say");
+    }
+
+    /**
+     * What systemd-analyze says, less the one line a systemd before 254 says of the unit:
+     * FileDescriptorStorePreserve= came with 254 (an older one ignores it, and a stop then empties
+     * the descriptor store: docs/operations.md). DebianPackageTest verifies the unit under 257,
+     * where nothing is left out.
+     */
+    private static String sinceSystemd254(String said) throws Exception {
+        Run version = Run.of(List.of("systemd-analyze", "--version"), "", 10);
+        String[] words = version.out().split("\\s+", 3);
+        if (words.length > 1 && words[1].matches("[0-9]+") && Integer.parseInt(words[1]) >= 254) {
+            return said;
+        }
+        return said.lines()
+                .filter(line -> !line.endsWith(
+                        ": Unknown key 'FileDescriptorStorePreserve' in section [Service]," + " ignoring."))
+                .map(line -> line + "\n")
+                .collect(Collectors.joining());
     }
 
     @Test
@@ -99,6 +118,16 @@ class SystemdUnitTest {
         assertEquals("CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_CHOWN", settings.get("CapabilityBoundingSet"));
         assertEquals(settings.get("CapabilityBoundingSet"), settings.get("AmbientCapabilities"));
         assertEquals("/bin/kill -HUP $MAINPID", settings.get("ExecReload"));
+        // Spawns outlive the process (SPEC R44): the daemon speaks sd_notify and keeps them in the
+        // descriptor store and the state directory, which last as long as the runtime directory.
+        assertEquals("notify", settings.get("Type"));
+        assertEquals("main", settings.get("NotifyAccess"));
+        assertEquals("portcullis", settings.get("StateDirectory"));
+        assertEquals("0700", settings.get("StateDirectoryMode"));
+        assertEquals("4096", settings.get("FileDescriptorStoreMax"));
+        assertEquals("yes", settings.get("FileDescriptorStorePreserve"));
+        assertEquals("yes", settings.get("RuntimeDirectoryPreserve"));
+        assertEquals("on-failure", settings.get("Restart"));
     }
 
     /**
