@@ -498,8 +498,10 @@ class DaemonTest {
         assertEquals(5, value(text, "portcullis_connections_total{code=\"none\",kind=\"forward\",verdict=\"allow\"}"));
         assertEquals(
                 2, value(text, "portcullis_connections_total{code=\"not-listed\",kind=\"proxy\",verdict=\"deny\"}"));
-        assertEquals(50, value(text, "portcullis_bytes_total{direction=\"up\"}"));
-        assertEquals(50, value(text, "portcullis_bytes_total{direction=\"down\"}"));
+        // Counted as they move: the open tunnel's byte each way too (issue 25 #7).
+        assertEquals(51, value(text, "portcullis_bytes_total{direction=\"up\"}"));
+        assertEquals(51, value(text, "portcullis_bytes_total{direction=\"down\"}"));
+        assertEquals(8, value(text, "portcullis_connections_accepted_total"));
         assertEquals(1, value(text, "portcullis_open_connections{spawn=\"studio\"}"));
         assertEquals(1, value(text, "portcullis_spawns_open"));
         assertEquals(1, value(text, "portcullis_config_generation"));

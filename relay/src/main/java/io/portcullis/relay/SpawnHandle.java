@@ -3,6 +3,7 @@ package io.portcullis.relay;
 import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.handoff.BoundSpawn;
 import io.portcullis.relay.handoff.SpawnPorts;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -50,9 +51,17 @@ public final class SpawnHandle implements AutoCloseable {
         return spawn.id();
     }
 
-    /** The spawn's policy. */
+    /** The spawn's policy in effect for new connections. */
     public SpawnPolicy policy() {
         return spawn.policy();
+    }
+
+    /**
+     * What the spawn's connections carried so far, counted as it moves (an open tunnel's bytes
+     * included): connections accepted and bytes each way since the spawn opened.
+     */
+    public Traffic traffic() {
+        return spawn.traffic();
     }
 
     /** The unix socket the spawn's entry hands its sockets over on (mode 0600); removed once used. */

@@ -3,6 +3,7 @@ package io.portcullis.relay.handoff;
 import io.netty.channel.Channel;
 import io.portcullis.relay.accept.SpawnParts;
 import io.portcullis.relay.door.DoorToken;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.wire.Receiver;
 import java.io.IOException;
@@ -30,7 +31,7 @@ import java.util.function.Consumer;
  * connections go on, and it stays open until closed.
  */
 public final class BoundSpawn implements AutoCloseable {
-    private final SpawnPolicy policy;
+    private final String id;
     private final SpawnPorts ports;
     private final SpawnParts parts;
     private final Optional<DoorToken> token;
@@ -56,7 +57,7 @@ public final class BoundSpawn implements AutoCloseable {
             Consumer<BoundSpawn> onClose)
             throws IOException {
         this.parts = Objects.requireNonNull(parts, "parts");
-        this.policy = parts.policy();
+        this.id = parts.policy().id();
         this.ports = Objects.requireNonNull(ports, "ports");
         this.token = Objects.requireNonNull(token, "token");
         this.onClose = Objects.requireNonNull(onClose, "onClose");
@@ -64,11 +65,22 @@ public final class BoundSpawn implements AutoCloseable {
     }
 
     public String id() {
-        return policy.id();
+        return id;
     }
 
+    /** The policy new connections are judged with. */
     public SpawnPolicy policy() {
-        return policy;
+        return parts.policy();
+    }
+
+    /** The revision of {@link #policy()}: 1 when the spawn opened. */
+    public long revision() {
+        return parts.revision();
+    }
+
+    /** What the spawn's connections carried so far, counted as it moves. */
+    public Traffic traffic() {
+        return parts.traffic();
     }
 
     public SpawnPorts ports() {

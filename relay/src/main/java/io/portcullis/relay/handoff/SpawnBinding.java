@@ -76,8 +76,11 @@ public final class SpawnBinding {
                 ? Optional.of(DoorToken.mint(policy.door().get().tokenFile(), policy.peerUid(), random))
                 : Optional.empty();
         try {
-            SpawnParts parts =
-                    new SpawnParts(policy, new DefaultChannelGroup("spawn-" + policy.id(), loops.next()), token);
+            SpawnParts parts = new SpawnParts(
+                    policy,
+                    new DefaultChannelGroup("spawn-" + policy.id(), loops.next()),
+                    token,
+                    metrics.spawnTraffic());
             SpawnSocket.Context context = new SpawnSocket.Context(
                     policy.id(),
                     policy.peerUid(),
@@ -156,7 +159,7 @@ public final class SpawnBinding {
                 ConnectionRecord.detached(spawn.id(), relay.ids().incrementAndGet(), relay.clock(), relay.decisions());
         record.kind("listener");
         record.target(socket.kind().label() + ":" + Handoff.text(socket.address()));
-        record.fail(DenyCode.LISTENER_BROKEN);
+        record.fail(DenyCode.LISTENER_BROKEN, socket + ": " + why);
         record.finish();
     }
 }
