@@ -45,6 +45,19 @@ public final class SpawnParts {
         return current.number();
     }
 
+    /**
+     * Puts {@code next} in effect for the connections accepted from now on; the open ones keep the
+     * judge they were accepted with. The caller has checked that {@code next} keeps what cannot
+     * change (the spawn's id and sockets).
+     *
+     * @return the new revision's number
+     */
+    public synchronized long revise(SpawnPolicy next) {
+        Revision revised = new Revision(Objects.requireNonNull(next, "next"), current.number() + 1);
+        current = revised;
+        return revised.number();
+    }
+
     public ChannelGroup connections() {
         return connections;
     }

@@ -2,6 +2,7 @@ package io.portcullis.relay.handoff;
 
 import io.netty.channel.Channel;
 import io.portcullis.relay.accept.SpawnParts;
+import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.SpawnPolicy;
@@ -17,6 +18,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One open spawn's life: its spawn socket, until the entry hands the namespace's sockets over on
@@ -31,6 +34,8 @@ import java.util.function.Consumer;
  * connections go on, and it stays open until closed.
  */
 public final class BoundSpawn implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(BoundSpawn.class);
+
     private final String id;
     private final SpawnPorts ports;
     private final SpawnParts parts;
@@ -73,7 +78,7 @@ public final class BoundSpawn implements AutoCloseable {
         return parts.policy();
     }
 
-    /** The revision of {@link #policy()}: 1 when the spawn opened. */
+    /** The revision of {@link #policy()}: 1 when the spawn opened, one more at each {@link #update}. */
     public long revision() {
         return parts.revision();
     }
@@ -81,6 +86,32 @@ public final class BoundSpawn implements AutoCloseable {
     /** What the spawn's connections carried so far, counted as it moves. */
     public Traffic traffic() {
         return parts.traffic();
+    }
+
+    /**
+     * Puts {@code next} in effect for the connections accepted from now on (SPEC R5): each open
+     * connection keeps the policy it was accepted with, as across a reload. Refused whole, with
+     * every problem, when {@code next} changes what cannot change ({@link SpawnChange}).
+     *
+     * @return the new revision
+     * @throws ConfigException naming every field {@code next} may not change
+     * @throws IllegalStateException once the spawn is closed
+     */
+    public synchronized long update(SpawnPolicy next) throws ConfigException {
+        Objects.requireNonNull(next, "next");
+        if (closed) {
+            throw new IllegalStateException("spawn " + id + ": closed (expected: an open spawn)");
+        }
+        List<String> problems = SpawnChange.problems(parts.policy(), next);
+        if (!problems.isEmpty()) {
+            throw new ConfigException("spawn " + id, problems);
+        }
+        long revision = parts.revise(next);
+        log.atInfo()
+                .addKeyValue("spawn", id)
+                .addKeyValue("revision", revision)
+                .log("spawn {}: policy revision {} in effect for new connections", id, revision);
+        return revision;
     }
 
     public SpawnPorts ports() {
