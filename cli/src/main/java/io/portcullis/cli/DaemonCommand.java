@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Runs one relay for many spawns. The control socket (unix, mode 0600) speaks HTTP/1.1 and JSON:",
-            "  POST /spawns, GET /spawns, GET /spawns/{id}, DELETE /spawns/{id}, POST /reload,",
+            "  POST /spawns, GET /spawns, GET /spawns/{id}, PUT /spawns/{id}, DELETE /spawns/{id}, POST /reload,",
             "  GET /metrics, GET /healthz, GET /readyz",
             "It serves only processes of this uid in the daemon's own network namespace or one given with --control-netns: "
                     + "a spawn running as this uid, or a namespace made inside one, is refused before a byte is read. "

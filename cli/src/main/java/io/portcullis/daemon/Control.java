@@ -71,9 +71,13 @@ final class Control {
                 && path.length() > SPAWN_PREFIX.length()
                 && path.indexOf('/', SPAWN_PREFIX.length()) < 0) {
             String id = path.substring(SPAWN_PREFIX.length());
-            return method.equals(HttpMethod.GET)
-                    ? show(id)
-                    : method.equals(HttpMethod.DELETE) ? close(id) : Reply.notAllowed("GET, DELETE");
+            if (method.equals(HttpMethod.GET)) {
+                return show(id);
+            }
+            if (method.equals(HttpMethod.PUT)) {
+                return update(id, body);
+            }
+            return method.equals(HttpMethod.DELETE) ? close(id) : Reply.notAllowed("GET, PUT, DELETE");
         }
         if (path.equals("/reload")) {
             return method.equals(HttpMethod.POST) ? reload() : Reply.notAllowed("POST");
@@ -153,6 +157,33 @@ final class Control {
         }
         Optional<SpawnHandle> handle = relay.spawn(id);
         return handle.isPresent() ? Reply.json(OK, SpawnJson.described(handle.get())) : unknown(id);
+    }
+
+    /**
+     * A new policy for the open spawn {@code id} (SPEC R5), in effect for its new connections; its
+     * open ones keep theirs. Refused whole ({@code 400}, every problem named) when the body is not a
+     * policy, names another id, or changes what the spawn's sockets are.
+     */
+    private Reply update(String id, String body) {
+        Optional<Removed.Spawn> gone = removed.get(id);
+        if (gone.isPresent()) {
+            return gone(gone.get());
+        }
+        Optional<SpawnHandle> handle = relay.spawn(id);
+        if (handle.isEmpty()) {
+            return unknown(id);
+        }
+        try {
+            handle.get().update(SpawnPolicyJson.parse("spawn", body));
+            keeper.updated(id, SpawnJson.JSON.readTree(body));
+        } catch (ConfigException e) {
+            return Reply.errors(BAD_REQUEST, e.problems());
+        } catch (JsonProcessingException e) {
+            return Reply.errors(BAD_REQUEST, List.of("spawn: " + e.getOriginalMessage()));
+        } catch (IllegalStateException e) {
+            return unknown(id);
+        }
+        return Reply.json(OK, SpawnJson.described(handle.get()));
     }
 
     private Reply close(String id) {

@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * Nothing listens on TCP. The daemon owns its relay:
  * {@link #close()} closes every spawn, removing its directory, and removes the control socket.
  *
- * <p>Routes: {@code POST /spawns}, {@code GET /spawns}, {@code GET /spawns/{id}},
- * {@code DELETE /spawns/{id}}, {@code POST /reload}, and the operator's {@link Routes}
+ * <p>Routes: {@code POST /spawns}, {@code GET /spawns}, {@code GET /spawns/{id}}, {@code PUT
+ * /spawns/{id}}, {@code DELETE /spawns/{id}}, {@code POST /reload}, and the operator's {@link Routes}
  * ({@code GET /metrics}, {@code /healthz}, {@code /readyz}); see docs/daemon.md.
  */
 public final class Daemon implements AutoCloseable {

@@ -14,11 +14,17 @@ public interface Keeper {
         public void opened(SpawnHandle spawn, JsonNode policy) {}
 
         @Override
+        public void updated(String id, JsonNode policy) {}
+
+        @Override
         public void closing(String id) {}
     };
 
     /** {@code spawn} was opened from {@code policy}, the JSON the wall sent; it is kept once handed over. */
     void opened(SpawnHandle spawn, JsonNode policy);
+
+    /** The open spawn {@code id} now has {@code policy} (a {@code PUT}), which whatever keeps it keeps from now on. */
+    void updated(String id, JsonNode policy);
 
     /** The spawn {@code id} is about to be closed: whatever keeps it is let go first. */
     void closing(String id);

@@ -46,13 +46,16 @@ public final class ServiceManager implements Keeper, AutoCloseable {
     private final int capacity;
     private final List<ListenFds.Passed> passed;
     private final Map<String, Kept> kept = new LinkedHashMap<>();
+    /** Policies given by a {@code PUT} to spawns not kept yet, by id: what they are kept with. */
+    private final Map<String, JsonNode> newer = new LinkedHashMap<>();
+
     private int stored;
     private int restored;
     private final ExecutorService thread = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("fdstore").daemon(true).factory());
 
     /** A kept spawn: its handle and the names its sockets are stored under. */
-    private record Kept(SpawnHandle spawn, List<StoreName> names) {}
+    private record Kept(SpawnHandle spawn, List<StoreName> names, SpawnState state) {}
 
     /**
      * @param states the service's state directory ({@code $STATE_DIRECTORY}); without one nothing is kept
@@ -139,7 +142,7 @@ public final class ServiceManager implements Keeper, AutoCloseable {
                     "the relay refused its sockets: " + e.getMessage());
             return;
         }
-        kept.put(whole.id(), new Kept(spawn, names));
+        kept.put(whole.id(), new Kept(spawn, names, whole.state()));
         stored += names.size();
         log.atInfo()
                 .addKeyValue("spawn", whole.id())
@@ -186,8 +189,45 @@ public final class ServiceManager implements Keeper, AutoCloseable {
         });
     }
 
-    private synchronized void keep(SpawnHandle spawn, JsonNode policy) {
+    /**
+     * Keeps a kept spawn's new policy in its state file (whole, as at keeping), on this manager's
+     * thread, so a restart serves it with the policy in effect rather than the one it opened with.
+     * A spawn not kept yet (its entry has not handed over) is kept with its newest policy once it serves.
+     */
+    @Override
+    public synchronized void updated(String id, JsonNode policy) {
+        if (!kept.containsKey(id)) {
+            newer.put(id, policy);
+            return;
+        }
+        try {
+            thread.execute(() -> rewrite(id, policy));
+        } catch (RejectedExecutionException closing) {
+            // The daemon is stopping: what was kept is what the next start serves.
+        }
+    }
+
+    private synchronized void rewrite(String id, JsonNode policy) {
+        Kept was = kept.get(id);
+        if (was == null || states.isEmpty()) {
+            return; // closed meanwhile
+        }
+        SpawnState state = new SpawnState(
+                policy, was.state().inode(), was.state().cookie(), was.state().sockets());
+        try {
+            states.get().write(id, state);
+            kept.put(id, new Kept(was.spawn(), was.names(), state));
+        } catch (IOException | RuntimeException e) {
+            log.warn(
+                    "spawn {}: its new policy is not kept beyond this process, a restart serves the one before: {}",
+                    id,
+                    e.toString());
+        }
+    }
+
+    private synchronized void keep(SpawnHandle spawn, JsonNode opened) {
         String id = spawn.id();
+        JsonNode policy = Objects.requireNonNullElse(newer.remove(id), opened);
         if (spawn.isClosed() || kept.containsKey(id) || states.isEmpty() || capacity == 0) {
             return;
         }
@@ -232,7 +272,7 @@ public final class ServiceManager implements Keeper, AutoCloseable {
             forget(id, sent);
             return;
         }
-        kept.put(id, new Kept(spawn, names));
+        kept.put(id, new Kept(spawn, names, state));
         stored += names.size();
         log.atInfo()
                 .addKeyValue("spawn", id)
@@ -242,6 +282,7 @@ public final class ServiceManager implements Keeper, AutoCloseable {
 
     @Override
     public synchronized void closing(String id) {
+        newer.remove(id);
         Kept gone = kept.remove(id);
         if (gone != null) {
             stored -= gone.names().size();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.portcullis.relay.SpawnHandle;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.wire.Handoff;
 import java.util.Collection;
@@ -64,14 +65,22 @@ public final class SpawnJson {
     }
 
     /**
-     * The ready line with the spawn's id first, then its open connections and its state ({@code
-     * waiting}, {@code serving}, {@code broken}, {@code stopped}); a broken spawn says why.
+     * The ready line with the spawn's id first, then the revision of its policy in effect (1 when
+     * it opened, one more per {@code PUT}), its open connections, what its connections carried so
+     * far, counted as it moves ({@code connections} accepted, {@code bytesUp}, {@code bytesDown};
+     * an open tunnel's bytes included), and its state ({@code waiting}, {@code serving}, {@code
+     * broken}, {@code stopped}); a broken spawn says why.
      */
     static ObjectNode described(SpawnHandle handle) {
         ObjectNode node = JSON.createObjectNode();
         node.put("id", handle.id());
         node.setAll(ready(handle));
+        node.put("revision", handle.revision());
         node.put("openConnections", handle.openConnections());
+        Traffic traffic = handle.traffic();
+        node.put("connections", traffic.connections());
+        node.put("bytesUp", traffic.bytesUp());
+        node.put("bytesDown", traffic.bytesDown());
         node.put("state", handle.state().name().toLowerCase(Locale.ROOT));
         handle.broken().ifPresent(why -> node.put("broken", why));
         return node;

@@ -65,6 +65,12 @@ public final class RunDecisions implements DecisionSink, AutoCloseable {
         line.ifPresent(text -> writer.execute(() -> write(text)));
     }
 
+    /** A connection reached its target: its line goes to the JSON log now; the person hears of refusals only. */
+    @Override
+    public void opened(Decision decision) {
+        json.ifPresent(sink -> sink.opened(decision));
+    }
+
     private void write(String line) {
         long now = System.nanoTime();
         if (line.equals(last) && now - lastNanos < SAME_LINE_NANOS) {

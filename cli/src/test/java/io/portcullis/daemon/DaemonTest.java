@@ -222,6 +222,7 @@ class DaemonTest {
             value = {
                 "GET    | /nowhere        | 404",
                 "GET    | /spawns/ghost   | 404",
+                "PUT    | /spawns/ghost   | 404",
                 "DELETE | /spawns/ghost   | 404",
                 "PUT    | /spawns         | 405",
                 "POST   | /metrics        | 405",
@@ -498,8 +499,10 @@ class DaemonTest {
         assertEquals(5, value(text, "portcullis_connections_total{code=\"none\",kind=\"forward\",verdict=\"allow\"}"));
         assertEquals(
                 2, value(text, "portcullis_connections_total{code=\"not-listed\",kind=\"proxy\",verdict=\"deny\"}"));
-        assertEquals(50, value(text, "portcullis_bytes_total{direction=\"up\"}"));
-        assertEquals(50, value(text, "portcullis_bytes_total{direction=\"down\"}"));
+        // Counted as they move: the open tunnel's byte each way too (issue 25 #7).
+        assertEquals(51, value(text, "portcullis_bytes_total{direction=\"up\"}"));
+        assertEquals(51, value(text, "portcullis_bytes_total{direction=\"down\"}"));
+        assertEquals(8, value(text, "portcullis_connections_accepted_total"));
         assertEquals(1, value(text, "portcullis_open_connections{spawn=\"studio\"}"));
         assertEquals(1, value(text, "portcullis_spawns_open"));
         assertEquals(1, value(text, "portcullis_config_generation"));
@@ -513,6 +516,116 @@ class DaemonTest {
                 .findFirst()
                 .map(line -> Double.parseDouble(line.substring(series.length() + 1)))
                 .orElseThrow(() -> new AssertionError(series + " not in\n" + text));
+    }
+
+    /**
+     * Issue 25 #7: GET /spawns showed a spawn's open connections but nothing of what they carried
+     * until they closed; a tunnel that had moved 100 kB showed 0. Bytes are counted as they move.
+     */
+    @Test
+    void aTunnelThatMovedOneHundredKilobytesShowsThemInTheListingBeforeItCloses() throws Exception {
+        start();
+        JsonNode spawn = open("studio");
+        SpawnClient open = tunnel(spawn);
+        assertEchoes(open, "x".repeat(100 * 1024));
+
+        JsonNode shown = ControlClient.call(control, "GET", "/spawns").json().get(0);
+
+        assertEquals(100 * 1024, shown.get("bytesUp").asLong(), shown.toString());
+        assertEquals(100 * 1024, shown.get("bytesDown").asLong(), shown.toString());
+        assertEquals(1, shown.get("openConnections").asInt(), shown.toString());
+        assertEquals(1, shown.get("connections").asLong(), shown.toString());
+        assertEquals(1, shown.get("revision").asLong(), shown.toString());
+        assertEquals(null, decisions.poll(), "the tunnel is still open");
+    }
+
+    /** {@code policy(id)} with {@code from} replaced by {@code to}. */
+    private String changed(String id, String from, String to) {
+        String policy = policy(id);
+        assertTrue(policy.contains(from), policy);
+        return policy.replace(from, to);
+    }
+
+    /** Issue 25 #11: PUT /spawns/{id} puts a new policy in effect; what the sockets are may not change. */
+    @Test
+    void aPutChangesThePolicyOfAnOpenSpawnForItsNewConnections() throws Exception {
+        start();
+        JsonNode spawn = open("studio");
+        SpawnClient survivor = tunnel(spawn);
+        assertEchoes(survivor, "before");
+
+        ControlClient.Answer put = ControlClient.call(
+                control,
+                "PUT",
+                "/spawns/studio",
+                changed("studio", "\"hosts\": [", "\"network\": \"internet\", \"hosts\": ["));
+
+        assertEquals(200, put.status(), put.body());
+        assertEquals(2, put.json().get("revision").asLong(), put.body());
+        assertEquals(spawn.get("socket").asText(), put.json().get("socket").asText());
+        assertEquals(
+                SpawnPolicy.Network.INTERNET,
+                daemon.relay().spawn("studio").orElseThrow().policy().network());
+        assertEchoes(survivor, "after");
+        try (SpawnClient client = forward(spawn)) {
+            assertEchoes(client, "new");
+        }
+        assertEquals(2, decisions.poll(5, TimeUnit.SECONDS).revision(), "the new connection's revision");
+        assertEquals(
+                2,
+                ControlClient.call(control, "GET", "/spawns/studio")
+                        .json()
+                        .get("revision")
+                        .asLong());
+    }
+
+    @Test
+    void aPutThatChangesTheSocketsIsRefusedWholeNamingEachField() throws Exception {
+        start();
+        JsonNode spawn = open("studio");
+        int proxy = ports(spawn).proxy();
+        int forward = ports(spawn).forward();
+
+        ControlClient.Answer put = ControlClient.call(
+                control,
+                "PUT",
+                "/spawns/studio",
+                changed("studio", "\"proxyPort\": " + proxy, "\"proxyPort\": " + (proxy + 1))
+                        .replace("127.0.0.1:" + forward, "127.0.0.1:" + (forward + 1)));
+
+        assertEquals(400, put.status(), put.body());
+        JsonNode errors = put.json().get("errors");
+        assertEquals(2, errors.size(), put.body());
+        assertTrue(errors.get(0).asText().startsWith("proxyPort: " + (proxy + 1) + " (expected: " + proxy), put.body());
+        assertTrue(
+                errors.get(1).asText().startsWith("hosts: loopback entries on ports [" + (forward + 1) + "]"),
+                put.body());
+        assertEquals(
+                1,
+                ControlClient.call(control, "GET", "/spawns/studio")
+                        .json()
+                        .get("revision")
+                        .asLong());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '~',
+            value = {
+                "another id in the body | {\"id\": \"kiosk\"} | id: \"kiosk\" (expected: \"studio\", the spawn's id)",
+                "not a policy           | {\"id\": \"studio\", \"network\": \"some\"} | network",
+                "not JSON               | not json | (json): ",
+            })
+    void aPutOfABadPolicyIsRefusedWithEveryProblem(String what, String body, String problem) throws Exception {
+        start();
+        open("studio");
+
+        ControlClient.Answer put = ControlClient.call(control, "PUT", "/spawns/studio", body);
+
+        assertEquals(400, put.status(), what + ": " + put.body());
+        assertTrue(put.json().get("errors").get(0).asText().startsWith(problem), what + ": " + put.body());
+        assertEquals(1, daemon.relay().spawn("studio").orElseThrow().revision());
     }
 
     @Test

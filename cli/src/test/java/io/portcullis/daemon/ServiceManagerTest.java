@@ -199,6 +199,52 @@ class ServiceManagerTest {
         assertFalse(Files.exists(states.resolve("kept.json")));
     }
 
+    /** A PUT's policy is the one a restart serves: written over the kept state, or kept at once when it came first. */
+    @Test
+    void aNewPolicyIsWhatTheStateFileKeeps() throws Exception {
+        Relay relay = relay();
+        ServiceManager service = manager(64, List.of());
+        String wider = """
+                {"id": "kept", "hosts": [{"target": "127.0.0.1:5000", "scheme": "tcp"},
+                  {"target": "example.org:443", "scheme": "https"}]}""";
+        open(relay, service);
+        received(2);
+        relay.spawn("kept").orElseThrow().update(SpawnPolicyJson.parse("spawn.json", wider));
+        service.updated("kept", json(wider));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        JsonNode kept = SpawnState.parse(Files.readAllBytes(states.resolve("kept.json")))
+                .policy();
+        while (!kept.equals(json(wider)) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            kept = SpawnState.parse(Files.readAllBytes(states.resolve("kept.json")))
+                    .policy();
+        }
+        assertEquals(json(wider), kept);
+
+        service.closing("kept");
+        relay.spawn("kept").orElseThrow().close();
+        received(2);
+
+        // Changed before its entry handed over: kept with the newer policy once it serves (other
+        // ports: the store's copies of the first spawn's sockets are still open in this test).
+        String later = """
+                {"id": "later", "proxyPort": 39081, "hosts": [{"target": "127.0.0.1:5001", "scheme": "tcp"}]}""";
+        String laterWider = """
+                {"id": "later", "proxyPort": 39081, "hosts": [{"target": "127.0.0.1:5001", "scheme": "tcp"},
+                  {"target": "example.org:443", "scheme": "https"}]}""";
+        SpawnHandle waiting = relay.open(SpawnPolicyJson.parse("spawn.json", later));
+        service.opened(waiting, json(later));
+        waiting.update(SpawnPolicyJson.parse("spawn.json", laterWider));
+        service.updated("later", json(laterWider));
+        TestEntry.handOver(waiting);
+        waiting.handedOver().get(5, TimeUnit.SECONDS);
+        received(2);
+        assertEquals(
+                json(laterWider),
+                SpawnState.parse(Files.readAllBytes(states.resolve("later.json")))
+                        .policy());
+    }
+
     @Test
     void descriptorsWithoutAStateAndAStateWithoutDescriptorsAreClosedAndRemoved() throws Exception {
         Relay relay = relay();

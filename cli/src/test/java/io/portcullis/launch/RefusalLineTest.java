@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.observe.DecisionSink;
 import io.portcullis.relay.testing.Decisions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -181,5 +182,28 @@ class RefusalLineTest {
         assertEquals(
                 List.of(INVOKER_1000.of(refused).orElseThrow()),
                 err.toString(StandardCharsets.UTF_8).lines().toList());
+    }
+
+    /** Issue 25 #7: a tunnel's decision line is written when it opens; the JSON log of {@code run} gets it then. */
+    @Test
+    void runDecisionsPassATunnelsOpeningToTheLogAndSayNothingOfIt() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        List<Decision> opened = new ArrayList<>();
+        DecisionSink log = new DecisionSink() {
+            @Override
+            public void accept(Decision decision) {}
+
+            @Override
+            public void opened(Decision decision) {
+                opened.add(decision);
+            }
+        };
+        Decision tunnel = decision("proxy", "nas.lan:443", List.of(), "allow", null, null);
+        try (RunDecisions decisions =
+                new RunDecisions(INVOKER_1000, new PrintStream(err, true, StandardCharsets.UTF_8), Optional.of(log))) {
+            decisions.opened(tunnel);
+        }
+        assertEquals(List.of(tunnel), opened);
+        assertEquals("", err.toString(StandardCharsets.UTF_8));
     }
 }

@@ -1,9 +1,11 @@
 package io.portcullis.relay;
 
+import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.handoff.BoundSpawn;
 import io.portcullis.relay.handoff.SpawnPorts;
 import io.portcullis.relay.handoff.SpawnSocket;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.wire.Receiver;
 import java.io.IOException;
@@ -53,9 +55,39 @@ public final class SpawnHandle implements AutoCloseable {
         return spawn.id();
     }
 
-    /** The spawn's policy. */
+    /** The spawn's policy in effect for new connections. */
     public SpawnPolicy policy() {
         return spawn.policy();
+    }
+
+    /** The revision of {@link #policy()}: 1 when the spawn opened, one more at each {@link #update}. */
+    public long revision() {
+        return spawn.revision();
+    }
+
+    /**
+     * Changes the spawn's policy in place (SPEC R5): {@code next} judges the connections accepted
+     * from now on, while each open connection keeps the policy it was accepted with (as a {@link
+     * Relay#reload} keeps a connection's host configuration). Neither the entry nor the program is
+     * started again. What the spawn's sockets are was fixed when it opened, so {@code next} must
+     * keep its id, proxy port, forwards (the loopback entries' ports), named entries (the {@code
+     * tcp} entries off loopback), door port and token file, and peer uid; a policy that changes any
+     * of them is refused whole, naming each, and the policy in effect stays.
+     *
+     * @return the new revision
+     * @throws ConfigException with every field {@code next} may not change, one line each
+     * @throws IllegalStateException once the spawn is closed
+     */
+    public long update(SpawnPolicy next) throws ConfigException {
+        return spawn.update(next);
+    }
+
+    /**
+     * What the spawn's connections carried so far, counted as it moves (an open tunnel's bytes
+     * included): connections accepted and bytes each way since the spawn opened.
+     */
+    public Traffic traffic() {
+        return spawn.traffic();
     }
 
     /**

@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -39,11 +40,13 @@ public class DecisionLineBenchmark {
             "bench",
             247627,
             "proxy",
+            true,
             Optional.of("127.0.0.1:37701"),
             List.of(LOOPBACK),
             Optional.of(new InetSocketAddress(LOOPBACK, 37701)),
             Decision.Outcome.ALLOW,
             Optional.empty(),
+            "listed entry 127.0.0.1:37701 (tcp)",
             Optional.of(new OwnerEvidence(
                     List.of(new OwnerEvidence.Listener("inet", "127.0.0.1", 37701, 999, 28153641, false, "")),
                     List.of(new OwnerEvidence.Process(
@@ -64,6 +67,8 @@ public class DecisionLineBenchmark {
             90,
             85,
             7,
+            new Decision.Timings(OptionalLong.empty(), OptionalLong.of(412), OptionalLong.of(96)),
+            1,
             1,
             Optional.empty(),
             Optional.empty(),
@@ -75,15 +80,19 @@ public class DecisionLineBenchmark {
             "bench",
             247628,
             "proxy",
+            false,
             Optional.of("169.254.169.254:80"),
             List.of(),
             Optional.empty(),
             Decision.Outcome.DENY,
             DenyCode.of("not-global-unicast"),
+            "169.254.169.254:80: 169.254.169.254 is link-local (169.254.0.0/16)",
             Optional.empty(),
             0,
             0,
             0,
+            Decision.Timings.NONE,
+            1,
             1,
             Optional.empty(),
             Optional.empty(),

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannelConfig;
+import io.portcullis.relay.decide.SpawnJudge;
 import io.portcullis.relay.generation.Generation;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.policy.DenyCode;
@@ -81,10 +82,18 @@ final class Acceptor extends ChannelInboundHandlerAdapter {
         }
         spawn.connections().add(child);
         ConnectionRecord record = ConnectionRecord.attach(
-                child, spawn.policy().id(), relay.ids().incrementAndGet(), relay.clock(), relay.decisions());
+                child,
+                spawn.policy().id(),
+                relay.ids().incrementAndGet(),
+                relay.clock(),
+                relay.decisions(),
+                spawn.traffic());
         record.kind(socket.kind().label());
         Generation generation = relay.current().get();
         record.generation(generation.number());
+        // One judge for the whole connection: the generation and the policy's revision in effect now.
+        SpawnJudge judge = spawn.judge(generation);
+        record.revision(judge.revision());
         HostConfig.Limits limits = generation.limits();
         Optional<DenyCode> full = spawn.rate().tryTake(System.nanoTime(), limits.spawnRate(), limits.spawnBurst())
                 ? Budgets.acquire(
@@ -109,20 +118,20 @@ final class Acceptor extends ChannelInboundHandlerAdapter {
             });
             return;
         }
-        child.pipeline().addLast(socket.kind().label(), handler(generation, record));
+        child.pipeline().addLast(socket.kind().label(), handler(generation, judge, record));
         register(child);
     }
 
-    /** The connection's one handler: its kind's, with this spawn's judge for {@code generation}. */
-    private ChannelHandler handler(Generation generation, ConnectionRecord record) {
+    /** The connection's one handler: its kind's, with {@code judge}, this spawn's for {@code generation}. */
+    private ChannelHandler handler(Generation generation, SpawnJudge judge, ConnectionRecord record) {
         return switch (socket.kind()) {
-            case PROXY -> generation.proxy().handler(spawn.judge(generation));
+            case PROXY -> generation.proxy().handler(judge);
             case FORWARD, NAMED -> {
                 Request request = forwarded.orElseThrow();
                 record.target(request.shown());
-                yield generation.forward().handler(spawn.judge(generation), request);
+                yield generation.forward().handler(judge, request);
             }
-            case DOOR -> generation.door().handler(spawn.policy(), spawn.token().orElseThrow());
+            case DOOR -> generation.door().handler(judge.policy(), spawn.token().orElseThrow());
             case DNS -> throw new IllegalStateException("kind: dns (expected: a stream socket's kind)");
         };
     }

@@ -92,10 +92,12 @@ public final class SpawnListeners {
         return server;
     }
 
-    /** What the spawn's DNS socket decides with: its judge for the configuration generation in use at each query. */
+    /**
+     * What the spawn's DNS socket decides with: its judge for the configuration generation and the
+     * policy's revision in use at each query.
+     */
     private NamespaceDns.Context dnsContext(SpawnParts spawn) {
         return new NamespaceDns.Context(
-                spawn.policy(),
                 () -> spawn.judge(relay.current().get()),
                 relay.ids()::incrementAndGet,
                 relay.clock(),

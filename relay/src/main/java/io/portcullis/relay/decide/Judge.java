@@ -16,6 +16,15 @@ public interface Judge {
     CompletableFuture<Verdict> decide(SpawnPolicy spawn, Request request);
 
     /**
+     * As {@link #decide(SpawnPolicy, Request)}, noting in {@code times} how long its DNS lookup and
+     * owner check took, for the decision line. A judge of an embedder's that does not say notes
+     * nothing, and the line's timings are null.
+     */
+    default CompletableFuture<Verdict> decide(SpawnPolicy spawn, Request request, Times times) {
+        return decide(spawn, request);
+    }
+
+    /**
      * What the spawn's {@code shadow} policy would answer for {@code request}, given the enforced
      * {@code verdict} (SPEC R26); empty when it cannot be told without a lookup of its own. A judge
      * of an embedder's that does not say is never asked for more: empty.

@@ -46,26 +46,41 @@ public final class PolicyJudge implements Judge {
 
     @Override
     public CompletableFuture<Verdict> decide(SpawnPolicy spawn, Request request) {
+        return decide(spawn, request, new Times());
+    }
+
+    @Override
+    public CompletableFuture<Verdict> decide(SpawnPolicy spawn, Request request, Times times) {
         try {
             Step step = rules.plan(spawn, request);
             if (!(step instanceof Step.Resolve plan)) {
-                return finish(spawn, step);
+                return finish(spawn, step, times);
             }
             if (!plan.needsDns()) {
-                return finish(spawn, rules.onAddresses(spawn, plan, plan.literal(), own.get(), owner.dockerNetworks()));
+                return finish(
+                        spawn,
+                        rules.onAddresses(spawn, plan, plan.literal(), own.get(), owner.dockerNetworks()),
+                        times);
             }
             // Refused whatever the name resolves to: no query for it.
             Optional<Verdict.Deny> unresolved = rules.unresolvedOwnNames(plan, own.get());
             if (unresolved.isPresent()) {
                 return CompletableFuture.completedFuture(unresolved.get());
             }
+            long asked = System.nanoTime();
             CompletableFuture<Resolution> resolution =
                     resolver.resolve(plan.target().host());
             if (resolution.isDone() && !resolution.isCompletedExceptionally()) {
                 // A cached answer: finish on this thread without chaining more futures.
-                return afterDns(spawn, plan, resolution.join());
+                times.dnsSince(asked);
+                return afterDns(spawn, plan, resolution.join(), times);
             }
-            return resolution.thenCompose(done -> afterDns(spawn, plan, done)).exceptionally(PolicyJudge::internal);
+            return resolution
+                    .thenCompose(done -> {
+                        times.dnsSince(asked);
+                        return afterDns(spawn, plan, done, times);
+                    })
+                    .exceptionally(PolicyJudge::internal);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(internal(e));
         }
@@ -83,12 +98,13 @@ public final class PolicyJudge implements Judge {
         try {
             Step step = rules.plan(shadow, request);
             if (!(step instanceof Step.Resolve plan)) {
-                return finish(shadow, step).thenApply(Optional::of);
+                return finish(shadow, step, new Times()).thenApply(Optional::of);
             }
             if (!plan.needsDns()) {
                 return finish(
                                 shadow,
-                                rules.onAddresses(shadow, plan, plan.literal(), own.get(), owner.dockerNetworks()))
+                                rules.onAddresses(shadow, plan, plan.literal(), own.get(), owner.dockerNetworks()),
+                                new Times())
                         .thenApply(Optional::of);
             }
             Optional<Verdict.Deny> unresolved = rules.unresolvedOwnNames(plan, own.get());
@@ -103,7 +119,8 @@ public final class PolicyJudge implements Judge {
             }
             return finish(
                             shadow,
-                            rules.onAddresses(shadow, plan, enforced.resolved(), own.get(), owner.dockerNetworks()))
+                            rules.onAddresses(shadow, plan, enforced.resolved(), own.get(), owner.dockerNetworks()),
+                            new Times())
                     .thenApply(Optional::of);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(Optional.of(internal(e)));
@@ -113,7 +130,8 @@ public final class PolicyJudge implements Judge {
     private static final Set<DenyCode> DNS_FAILURES =
             EnumSet.of(DenyCode.DNS_FAILED, DenyCode.DNS_TIMEOUT, DenyCode.DNS_EMPTY, DenyCode.DNS_UNREACHABLE);
 
-    private CompletableFuture<Verdict> afterDns(SpawnPolicy spawn, Step.Resolve plan, Resolution resolution) {
+    private CompletableFuture<Verdict> afterDns(
+            SpawnPolicy spawn, Step.Resolve plan, Resolution resolution, Times times) {
         DenyCode failure = switch (resolution.outcome()) {
             case RESOLVED -> null;
             case FAILED -> DenyCode.DNS_FAILED;
@@ -124,20 +142,24 @@ public final class PolicyJudge implements Judge {
         if (failure != null) {
             return CompletableFuture.completedFuture(new Verdict.Deny(failure, resolution.detail()));
         }
-        return finish(spawn, rules.onAddresses(spawn, plan, resolution.addresses(), own.get(), owner.dockerNetworks()));
+        return finish(
+                spawn,
+                rules.onAddresses(spawn, plan, resolution.addresses(), own.get(), owner.dockerNetworks()),
+                times);
     }
 
-    private CompletableFuture<Verdict> finish(SpawnPolicy spawn, Step step) {
+    private CompletableFuture<Verdict> finish(SpawnPolicy spawn, Step step, Times times) {
         return switch (step) {
             case Step.Decided decided -> CompletableFuture.completedFuture(decided.verdict());
-            case Step.AskOwner ask -> askOwner(ask);
+            case Step.AskOwner ask -> askOwner(ask, times);
             case Step.Resolve resolve ->
                 CompletableFuture.completedFuture(internal(new IllegalStateException(
                         "judge asked to resolve " + resolve.target() + " again for " + spawn.id())));
         };
     }
 
-    private CompletableFuture<Verdict> askOwner(Step.AskOwner ask) {
+    private CompletableFuture<Verdict> askOwner(Step.AskOwner ask, Times times) {
+        long asked = System.nanoTime();
         List<CompletableFuture<OwnerAnswer>> answers = new ArrayList<>();
         for (OwnerQuery query : ask.queries()) {
             CompletableFuture<OwnerAnswer> answer;
@@ -150,6 +172,7 @@ public final class PolicyJudge implements Judge {
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                 .handle((ignored, failure) -> {
+                    times.ownerSince(asked);
                     if (failure != null) {
                         return new Verdict.Deny(
                                 DenyCode.OWNER_ERROR,

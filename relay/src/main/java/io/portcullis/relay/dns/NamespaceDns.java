@@ -63,16 +63,11 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
     /**
      * What the namespace's DNS of one spawn needs.
      *
-     * @param judge the spawn's judge for the configuration generation in use
+     * @param judge the spawn's judge for the configuration generation and the revision of the
+     *     spawn's policy in use, whose policy answers too
      */
-    public record Context(
-            SpawnPolicy policy,
-            Supplier<SpawnJudge> judge,
-            LongSupplier ids,
-            InstantSource clock,
-            DecisionSink decisions) {
+    public record Context(Supplier<SpawnJudge> judge, LongSupplier ids, InstantSource clock, DecisionSink decisions) {
         public Context {
-            Objects.requireNonNull(policy, "policy");
             Objects.requireNonNull(judge, "judge");
             Objects.requireNonNull(ids, "ids");
             Objects.requireNonNull(clock, "clock");
@@ -120,12 +115,14 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
             reply(ctx, response, DnsResponseCode.REFUSED);
             return;
         }
-        Answer answer = Answer.to(context.policy(), question.name(), question.type());
-        ConnectionRecord record = ConnectionRecord.detached(
-                context.policy().id(), context.ids().getAsLong(), context.clock(), context.decisions());
-        record.kind("dns");
         SpawnJudge spawnJudge = context.judge().get();
+        SpawnPolicy policy = spawnJudge.policy();
+        Answer answer = Answer.to(policy, question.name(), question.type());
+        ConnectionRecord record =
+                ConnectionRecord.detached(policy.id(), context.ids().getAsLong(), context.clock(), context.decisions());
+        record.kind("dns");
         record.generation(spawnJudge.generation());
+        record.revision(spawnJudge.revision());
         record.target(answer.name());
         if (!rate.tryTake(System.nanoTime(), RATE, BURST)) {
             // A refusal, so a flood is folded in the log like any other.
@@ -135,10 +132,12 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
         }
         switch (answer) {
             case Answer.Synthetic synthetic -> {
+                record.reason("the synthetic address of a listed tcp entry");
                 answered(record, List.of(synthetic.address()));
                 reply(ctx, addresses(response, question, List.of(synthetic.address())), DnsResponseCode.NOERROR);
             }
             case Answer.NoData noData -> {
+                record.reason("a name the policy knows, with no record of that type");
                 answered(record, List.of());
                 reply(ctx, response, DnsResponseCode.NOERROR);
             }
@@ -163,17 +162,14 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
             return;
         }
         inFlight++;
-        CompletableFuture<Verdict> verdict;
+        CompletableFuture<Judged> verdict;
         try {
-            verdict = spawnJudge
-                    .decide(judge.request())
-                    .thenApply(Judged::verdict)
-                    .orTimeout(LOOKUP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            verdict = spawnJudge.decide(judge.request()).orTimeout(LOOKUP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             verdict = CompletableFuture.failedFuture(e);
         }
         verdict.whenCompleteAsync(
-                (decided, error) -> {
+                (judged, error) -> {
                     inFlight--;
                     if (error != null) {
                         log.warn("dns {}: the decision failed: {}", judge.name(), error.toString());
@@ -182,8 +178,10 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
                         reply(ctx, response, DnsResponseCode.SERVFAIL);
                         return;
                     }
-                    switch (decided) {
+                    record.took(judged.took());
+                    switch (judged.verdict()) {
                         case Verdict.Allow allow -> {
+                            record.reason(allow.detail());
                             List<InetAddress> family = allow.resolved().stream()
                                     .filter(address -> (address instanceof Inet6Address) == judge.ipv6())
                                     .limit(MAX_ADDRESSES)
@@ -194,7 +192,8 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
                         }
                         case Verdict.Deny deny -> {
                             record.resolved(deny.resolved());
-                            refused(record, deny.code());
+                            record.deny(deny.code(), deny.detail());
+                            record.finish();
                             reply(ctx, response, DnsResponseCode.REFUSED);
                         }
                     }
@@ -233,6 +232,9 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
     /** A query the decoder cannot read is dropped; the socket stays open for the next one. */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("dns of spawn {}: dropped a query: {}", context.policy().id(), cause.toString());
+        log.debug(
+                "dns of spawn {}: dropped a query: {}",
+                context.judge().get().policy().id(),
+                cause.toString());
     }
 }

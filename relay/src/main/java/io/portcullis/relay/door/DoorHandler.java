@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.util.ReferenceCountUtil;
+import io.portcullis.relay.decide.Times;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.http.HeadReader;
 import io.portcullis.relay.http.Replies;
@@ -89,12 +90,13 @@ final class DoorHandler extends ChannelInboundHandlerAdapter {
                 String route = forward.route().method() + " " + forward.route().path();
                 record.target("door:" + door.port() + " " + route);
                 early = new Early(after, kind.bodyLimit() + Exchange.HELD_SLACK);
+                Times times = new Times();
                 kind.tunnels()
                         .open(
                                 client,
                                 kind.gateway()
-                                        .verdict(policy.id(), "door route " + route)
-                                        .thenApply(Judged::alone),
+                                        .verdict(policy.id(), "door route " + route, times)
+                                        .thenApply(verdict -> Judged.alone(verdict, times.took())),
                                 Tunnels.Carry.HTTP)
                         .thenAccept(opened -> {
                             Early kept = early;

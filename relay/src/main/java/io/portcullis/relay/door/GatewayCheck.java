@@ -4,6 +4,7 @@ import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
+import io.portcullis.relay.decide.Times;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Verdict;
 import java.net.InetAddress;
@@ -36,8 +37,11 @@ record GatewayCheck(OwnerCheck owner, int uid, int port) {
         }
     }
 
-    /** The verdict for a door request of {@code spawn} that matched a route ({@code detail}). */
-    CompletableFuture<Verdict> verdict(String spawn, String detail) {
+    /**
+     * The verdict for a door request of {@code spawn} that matched a route ({@code detail}), with
+     * the owner check's time noted in {@code times}.
+     */
+    CompletableFuture<Verdict> verdict(String spawn, String detail, Times times) {
         if (port == 0) {
             return CompletableFuture.completedFuture(
                     new Verdict.Deny(DenyCode.CONNECT_FAILED, "no owner.gatewayPort in the host configuration"));
@@ -46,15 +50,19 @@ record GatewayCheck(OwnerCheck owner, int uid, int port) {
             return CompletableFuture.completedFuture(new Verdict.Deny(
                     DenyCode.DOOR_GATEWAY, "no owner.gatewayUid in the host configuration", List.of()));
         }
+        long started = System.nanoTime();
         CompletableFuture<OwnerAnswer> asked;
         try {
             asked = owner.check(new OwnerQuery(spawn, OwnerQuery.Source.OWNER, LOOPBACK, port));
         } catch (RuntimeException e) {
             asked = CompletableFuture.failedFuture(e);
         }
-        return asked.handle((answer, error) -> error != null
-                ? new Verdict.Deny(DenyCode.DOOR_GATEWAY, "the owner check failed: " + error, List.of(LOOPBACK))
-                : judge(answer.evidence(), detail));
+        return asked.handle((answer, error) -> {
+            times.ownerSince(started);
+            return error != null
+                    ? new Verdict.Deny(DenyCode.DOOR_GATEWAY, "the owner check failed: " + error, List.of(LOOPBACK))
+                    : judge(answer.evidence(), detail);
+        });
     }
 
     private Verdict judge(OwnerEvidence evidence, String detail) {

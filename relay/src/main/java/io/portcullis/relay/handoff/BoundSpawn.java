@@ -3,7 +3,9 @@ package io.portcullis.relay.handoff;
 import io.netty.channel.Channel;
 import io.netty.channel.unix.UnixChannel;
 import io.portcullis.relay.accept.SpawnParts;
+import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.door.DoorToken;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.wire.Handoff;
 import io.portcullis.wire.Posix;
@@ -19,6 +21,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One open spawn's life: its spawn socket, until the entry hands the namespace's sockets over on
@@ -34,7 +38,9 @@ import java.util.function.Consumer;
  * connections go on, and it stays open until closed.
  */
 public final class BoundSpawn implements AutoCloseable {
-    private final SpawnPolicy policy;
+    private static final Logger log = LoggerFactory.getLogger(BoundSpawn.class);
+
+    private final String id;
     private final SpawnPorts ports;
     private final SpawnParts parts;
     private final Optional<DoorToken> token;
@@ -61,7 +67,7 @@ public final class BoundSpawn implements AutoCloseable {
             Consumer<BoundSpawn> onClose)
             throws IOException {
         this.parts = Objects.requireNonNull(parts, "parts");
-        this.policy = parts.policy();
+        this.id = parts.policy().id();
         this.ports = Objects.requireNonNull(ports, "ports");
         this.token = Objects.requireNonNull(token, "token");
         this.onClose = Objects.requireNonNull(onClose, "onClose");
@@ -71,7 +77,7 @@ public final class BoundSpawn implements AutoCloseable {
     /** A restored spawn: no spawn socket; it serves once {@link #listening} took its carried sockets. */
     BoundSpawn(SpawnParts parts, SpawnPorts ports, Optional<DoorToken> token, Consumer<BoundSpawn> onClose) {
         this.parts = Objects.requireNonNull(parts, "parts");
-        this.policy = parts.policy();
+        this.id = parts.policy().id();
         this.ports = Objects.requireNonNull(ports, "ports");
         this.token = Objects.requireNonNull(token, "token");
         this.onClose = Objects.requireNonNull(onClose, "onClose");
@@ -79,11 +85,48 @@ public final class BoundSpawn implements AutoCloseable {
     }
 
     public String id() {
-        return policy.id();
+        return id;
     }
 
+    /** The policy new connections are judged with. */
     public SpawnPolicy policy() {
-        return policy;
+        return parts.policy();
+    }
+
+    /** The revision of {@link #policy()}: 1 when the spawn opened, one more at each {@link #update}. */
+    public long revision() {
+        return parts.revision();
+    }
+
+    /** What the spawn's connections carried so far, counted as it moves. */
+    public Traffic traffic() {
+        return parts.traffic();
+    }
+
+    /**
+     * Puts {@code next} in effect for the connections accepted from now on (SPEC R5): each open
+     * connection keeps the policy it was accepted with, as across a reload. Refused whole, with
+     * every problem, when {@code next} changes what cannot change ({@link SpawnChange}).
+     *
+     * @return the new revision
+     * @throws ConfigException naming every field {@code next} may not change
+     * @throws IllegalStateException once the spawn is closed
+     */
+    public synchronized long update(SpawnPolicy next) throws ConfigException {
+        Objects.requireNonNull(next, "next");
+        if (closed) {
+            throw new IllegalStateException("spawn " + id + ": closed (expected: an open spawn)");
+        }
+        List<String> problems = SpawnChange.problems(parts.policy(), next);
+        if (!problems.isEmpty()) {
+            throw new ConfigException("spawn " + id, problems);
+        }
+        long revision = parts.revise(next);
+        log.atInfo()
+                .addKeyValue("spawn", id)
+                .addKeyValue("revision", revision)
+                .log("spawn {}: policy revision {} in effect for new connections", id, revision);
+        return revision;
     }
 
     public SpawnPorts ports() {

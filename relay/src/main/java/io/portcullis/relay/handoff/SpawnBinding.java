@@ -73,8 +73,11 @@ public final class SpawnBinding {
                 ? Optional.of(DoorToken.mint(policy.door().get().tokenFile(), policy.peerUid(), random))
                 : Optional.empty();
         try {
-            SpawnParts parts =
-                    new SpawnParts(policy, new DefaultChannelGroup("spawn-" + policy.id(), loops.next()), token);
+            SpawnParts parts = new SpawnParts(
+                    policy,
+                    new DefaultChannelGroup("spawn-" + policy.id(), loops.next()),
+                    token,
+                    metrics.spawnTraffic());
             SpawnSocket.Context context = new SpawnSocket.Context(
                     policy.id(),
                     policy.peerUid(),
@@ -133,7 +136,8 @@ public final class SpawnBinding {
             case Receiver.Refused refusal -> throw refused(policy.id(), refusal.reason());
             case Receiver.Unkeyed refusal -> throw refused(policy.id(), refusal.reason());
         }
-        SpawnParts parts = new SpawnParts(policy, new DefaultChannelGroup("spawn-" + policy.id(), loops.next()), token);
+        SpawnParts parts = new SpawnParts(
+                policy, new DefaultChannelGroup("spawn-" + policy.id(), loops.next()), token, metrics.spawnTraffic());
         BoundSpawn spawn = new BoundSpawn(parts, ports, token, onClose);
         Optional<String> problem = adopt(spawn, accepted);
         if (problem.isPresent()) {
@@ -215,7 +219,7 @@ public final class SpawnBinding {
                 ConnectionRecord.detached(spawn.id(), relay.ids().incrementAndGet(), relay.clock(), relay.decisions());
         record.kind("listener");
         record.target(socket.kind().label() + ":" + Handoff.text(socket.address()));
-        record.fail(DenyCode.LISTENER_BROKEN);
+        record.fail(DenyCode.LISTENER_BROKEN, socket + ": " + why);
         record.finish();
     }
 }

@@ -9,6 +9,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.transport.Transport;
 import io.portcullis.wire.Handoff;
@@ -220,7 +221,12 @@ public final class SpawnSocket implements AutoCloseable {
                     context.spawn(),
                     peer,
                     context.peerUid().getAsInt());
-            record(channel, DenyCode.PEER_UID);
+            record(
+                    channel,
+                    DenyCode.PEER_UID,
+                    "the peer is uid "
+                            + peer.map(Transport.Peer::uid).map(String::valueOf).orElse("unknown") + " (expected: "
+                            + context.peerUid().getAsInt() + ")");
             channel.close();
             return;
         }
@@ -331,14 +337,14 @@ public final class SpawnSocket implements AutoCloseable {
     /** The spawn's one hand-over was refused: the spawn can never serve (its socket was taken). */
     private void refuse(Channel channel, String reason) {
         log.warn("spawn {}: refused the hand-over: {}", context.spawn(), reason);
-        record(channel, DenyCode.BAD_HANDOFF);
+        record(channel, DenyCode.BAD_HANDOFF, reason);
         handedOver.completeExceptionally(new HandoffRefused(reason));
         write(channel, Handoff.REFUSED + reason);
     }
 
     /** A connection that is not the spawn's hand-over is refused; the spawn goes on as it was. */
     private void turnAway(Channel channel, String reason) {
-        record(channel, DenyCode.BAD_HANDOFF);
+        record(channel, DenyCode.BAD_HANDOFF, reason);
         write(channel, Handoff.REFUSED + reason);
     }
 
@@ -348,11 +354,16 @@ public final class SpawnSocket implements AutoCloseable {
     }
 
     /** A refused hand-over writes a decision line of kind {@code handoff}; an accepted one writes none. */
-    private void record(Channel channel, DenyCode code) {
+    private void record(Channel channel, DenyCode code, String reason) {
         ConnectionRecord record = ConnectionRecord.attach(
-                channel, context.spawn(), context.ids().getAsLong(), context.clock(), context.decisions());
+                channel,
+                context.spawn(),
+                context.ids().getAsLong(),
+                context.clock(),
+                context.decisions(),
+                Traffic.own());
         record.kind("handoff");
-        record.deny(code);
+        record.deny(code, reason);
     }
 
     private Optional<Transport.Peer> peer(Channel channel) {

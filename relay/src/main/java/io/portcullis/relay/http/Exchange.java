@@ -227,9 +227,9 @@ public final class Exchange {
         timer.cancel(false);
         upstream.close();
         if (Replies.status(code).failure() || code == DenyCode.CLIENT_CLOSED) {
-            record.fail(code);
+            record.fail(code, told);
         } else {
-            record.deny(code);
+            record.deny(code, told);
         }
         if (answered) {
             client.close();

@@ -6,6 +6,7 @@ import io.netty.util.AttributeKey;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Judged;
+import io.portcullis.relay.policy.Took;
 import io.portcullis.relay.policy.Verdict;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -16,23 +17,31 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What one connection did so far; it becomes a {@link Decision} exactly once, when the client's
- * channel closes. Confined to that channel's event loop: handlers hop back to it before they
- * write here.
+ * channel closes, and once before that, {@linkplain Decision#open() open}, when a connection a
+ * channel carries reached its target (SPEC R17). The bytes it carries are added to its spawn's
+ * {@link Traffic} as they move. Confined to that channel's event loop: handlers hop back to it
+ * before they write here.
  */
 public final class ConnectionRecord {
     private static final Logger log = LoggerFactory.getLogger(ConnectionRecord.class);
     private static final AttributeKey<ConnectionRecord> KEY = AttributeKey.valueOf(ConnectionRecord.class, "record");
+    /** The longest reason a line carries; longer ones are cut. */
+    static final int MAX_REASON = 1024;
 
     private final String spawn;
     private final long id;
     private final InstantSource clock;
     private final Instant start;
     private final DecisionSink sink;
+    private final Traffic traffic;
+    /** Whether a channel carries it: only then is it written open when its target answers. */
+    private final boolean carried;
 
     private String kind = "unknown";
     private Optional<String> target = Optional.empty();
@@ -40,29 +49,45 @@ public final class ConnectionRecord {
     private Optional<InetSocketAddress> dialed = Optional.empty();
     private Decision.Outcome verdict;
     private DenyCode code;
+    /** Why the verdict and code are what they are; empty until the judge or a code says. */
+    private Optional<String> reason = Optional.empty();
+
     private Optional<OwnerEvidence> owner = Optional.empty();
     private long bytesUp;
     private long bytesDown;
     private boolean connected;
+    private boolean opened;
     private boolean finished;
     private long generation;
+    private long revision;
+    private Took took = Took.NOTHING;
+    /** How long the dial took; negative until one was made. */
+    private long connectNanos = -1;
+
     private Optional<Decision.End> end = Optional.empty();
     private Optional<Decision.Shadow> shadow = Optional.empty();
     private Optional<Decision.Upstream> upstream = Optional.empty();
     private Optional<String> method = Optional.empty();
 
-    private ConnectionRecord(String spawn, long id, InstantSource clock, DecisionSink sink) {
+    private ConnectionRecord(
+            String spawn, long id, InstantSource clock, DecisionSink sink, Traffic traffic, boolean carried) {
         this.spawn = Objects.requireNonNull(spawn, "spawn");
         this.id = id;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.start = clock.instant();
         this.sink = Objects.requireNonNull(sink, "sink");
+        this.traffic = Objects.requireNonNull(traffic, "traffic");
+        this.carried = carried;
     }
 
-    /** Starts the record of {@code channel}'s connection; it is written when the channel closes. */
+    /**
+     * Starts the record of {@code channel}'s connection, counted in {@code traffic} as accepted; it
+     * is written when the channel closes.
+     */
     public static ConnectionRecord attach(
-            Channel channel, String spawn, long id, InstantSource clock, DecisionSink sink) {
-        ConnectionRecord record = new ConnectionRecord(spawn, id, clock, sink);
+            Channel channel, String spawn, long id, InstantSource clock, DecisionSink sink, Traffic traffic) {
+        ConnectionRecord record = new ConnectionRecord(spawn, id, clock, sink, traffic, true);
+        traffic.accepted();
         channel.attr(KEY).set(record);
         // As a task, so that the line is written after every other close listener (budgets) ran.
         channel.closeFuture().addListener(f -> channel.eventLoop().execute(record::finish));
@@ -74,7 +99,7 @@ public final class ConnectionRecord {
      * writes it with {@link #finish()}, on one thread.
      */
     public static ConnectionRecord detached(String spawn, long id, InstantSource clock, DecisionSink sink) {
-        return new ConnectionRecord(spawn, id, clock, sink);
+        return new ConnectionRecord(spawn, id, clock, sink, Traffic.own(), false);
     }
 
     /** The record of {@code channel}'s connection. */
@@ -98,6 +123,11 @@ public final class ConnectionRecord {
     /** The host configuration generation this connection is judged with. */
     public void generation(long value) {
         generation = value;
+    }
+
+    /** The revision of the spawn's policy this connection is judged with. */
+    public void revision(long value) {
+        revision = value;
     }
 
     public void kind(String value) {
@@ -146,26 +176,62 @@ public final class ConnectionRecord {
         upstream = upstream.map(through -> new Decision.Upstream(through.proxy(), through.sent(), Optional.of(status)));
     }
 
-    /** The last address dialed answered; the tunnel is up. */
-    public void connected() {
-        connected = true;
+    /** How long the decision's DNS lookup and owner check took, where no {@link #judged} says it. */
+    public void took(Took value) {
+        took = Objects.requireNonNull(value, "value");
     }
 
-    /** Refused; the first refusal or failure stands. */
-    public void deny(DenyCode reason) {
-        settle(Decision.Outcome.DENY, reason);
+    /** The dial, every address tried, took {@code nanos}. */
+    public void connectTook(long nanos) {
+        connectNanos = Math.max(0, nanos);
+    }
+
+    /**
+     * The last address dialed answered; the tunnel is up. A connection a channel carries is written
+     * now, open, so that its decision is in the log while it carries bytes.
+     */
+    public void connected() {
+        connected = true;
+        if (carried && !opened && verdict == Decision.Outcome.ALLOW && code == null) {
+            opened = true;
+            sink.opened(decision(true));
+        }
+    }
+
+    /** Refused; the first refusal or failure stands, and the code's sentence is its reason. */
+    public void deny(DenyCode code) {
+        settle(Decision.Outcome.DENY, code, "");
+    }
+
+    /** Refused because {@code detail} (its reason; the code's sentence when empty); the first refusal or failure stands. */
+    public void deny(DenyCode code, String detail) {
+        settle(Decision.Outcome.DENY, code, detail);
     }
 
     /** Allowed but failed (upstream unreachable, a relay error). The first refusal or failure stands. */
-    public void fail(DenyCode reason) {
-        settle(Decision.Outcome.ERROR, reason);
+    public void fail(DenyCode code) {
+        settle(Decision.Outcome.ERROR, code, "");
     }
 
-    private void settle(Decision.Outcome outcome, DenyCode reason) {
-        Objects.requireNonNull(reason, "reason");
-        if (code == null) {
+    /** Failed because {@code detail} (its reason; the code's sentence when empty); the first refusal or failure stands. */
+    public void fail(DenyCode code, String detail) {
+        settle(Decision.Outcome.ERROR, code, detail);
+    }
+
+    private void settle(Decision.Outcome outcome, DenyCode code, String detail) {
+        Objects.requireNonNull(code, "code");
+        Objects.requireNonNull(detail, "detail");
+        if (this.code == null) {
             verdict = outcome;
-            code = reason;
+            this.code = code;
+            reason = Optional.of(detail.isEmpty() ? code.sentence() : detail);
+        }
+    }
+
+    /** Why it was allowed, where no judge said (the namespace's DNS answering from the policy itself). */
+    public void reason(String why) {
+        if (code == null) {
+            reason = Optional.of(why);
         }
     }
 
@@ -175,6 +241,12 @@ public final class ConnectionRecord {
      */
     public void judged(Judged judged) {
         Verdict verdict = judged.verdict();
+        took = judged.took();
+        reason(
+                switch (verdict) {
+                    case Verdict.Allow allow -> allow.detail();
+                    case Verdict.Deny deny -> deny.detail();
+                });
         resolved(verdict.resolved());
         verdict.owner().ifPresent(this::owner);
         Optional<Decision.Shadow> said = switch (judged.shadow()) {
@@ -206,12 +278,16 @@ public final class ConnectionRecord {
         }
     }
 
+    /** {@code bytes} went from the client to the target: one read or write, never a byte at a time. */
     public void up(long bytes) {
         bytesUp += bytes;
+        traffic.up(bytes);
     }
 
+    /** {@code bytes} went from the target to the client. */
     public void down(long bytes) {
         bytesDown += bytes;
+        traffic.down(bytes);
     }
 
     /**
@@ -237,25 +313,47 @@ public final class ConnectionRecord {
         if (code == null && !connected) {
             fail(DenyCode.CLIENT_CLOSED);
         }
+        sink.accept(decision(opened));
+    }
+
+    /** The record as it stands now. */
+    private Decision decision(boolean open) {
         Instant now = clock.instant();
-        sink.accept(new Decision(
+        return new Decision(
                 start,
                 spawn,
                 id,
                 kind,
+                open,
                 target,
                 resolved,
                 dialed,
                 verdict,
                 Optional.ofNullable(code),
+                bounded(reason.orElse(verdict == Decision.Outcome.ALLOW ? "allowed" : "")),
                 owner,
                 bytesUp,
                 bytesDown,
                 Math.max(0, Duration.between(start, now).toMillis()),
+                new Decision.Timings(micros(took.dnsNanos()), micros(took.ownerNanos()), micros(connectNanos)),
                 generation,
+                revision,
                 end,
                 shadow,
                 upstream,
-                method));
+                method);
+    }
+
+    private static OptionalLong micros(OptionalLong nanos) {
+        return nanos.isPresent() ? OptionalLong.of(nanos.getAsLong() / 1000) : OptionalLong.empty();
+    }
+
+    private static OptionalLong micros(long nanos) {
+        return nanos < 0 ? OptionalLong.empty() : OptionalLong.of(nanos / 1000);
+    }
+
+    /** At most {@link #MAX_REASON} characters: a reason names a target and an address or two, never more. */
+    private static String bounded(String reason) {
+        return reason.length() <= MAX_REASON ? reason : reason.substring(0, MAX_REASON) + "…";
     }
 }

@@ -11,29 +11,41 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
- * The decision line of one connection (SPEC R17), written once when the connection ends. The
- * component names are the JSON field names and do not change; an empty component is JSON
- * {@code null}, and addresses are written in their canonical text (IPv6 in brackets with a port,
- * RFC 5952), deny codes as their wire names ({@link LogJson}).
+ * The decision line of one connection (SPEC R17). A connection that reached its target has its
+ * line written then ({@code open}: its end follows as an {@link Ended} line); every other
+ * connection has it written once, when it ends. The record a {@link DecisionSink} is given at the
+ * end is whole either way. The component names are the JSON field names and do not change; an
+ * empty component is JSON {@code null}, and addresses are written in their canonical text (IPv6
+ * in brackets with a port, RFC 5952), deny codes as their wire names ({@link LogJson}).
  *
  * @param time when the connection was accepted (ISO-8601 UTC in the line)
  * @param spawn the spawn's id
  * @param connection the connection id, unique within the relay process
  * @param kind {@code proxy}, {@code forward}, {@code door}, {@code named}, {@code dns}, {@code
  *     handoff}, {@code listener} (a handed-over socket that stopped accepting), or {@code unknown}
+ * @param open whether the line was written when the connection reached its target, before a byte
+ *     was copied: its {@link Ended} line follows when it ends; false for a line written at the end
  * @param target the requested target as the client sent it; empty when none was read
  * @param resolved every address the target resolved to, in answer order
  * @param dialed the last address the relay dialed; empty when it dialed none
  * @param verdict allowed, denied, or an error (allowed, but the upstream failed)
  * @param code the deny or error code; empty exactly when allowed and connected
+ * @param reason why the verdict and code are what they are: the judge's own words for its verdict,
+ *     or those of the later step that set the code (a failed dial, the first bytes, the exchange),
+ *     or the code's sentence when that step said no more
  * @param owner the owner check's evidence; empty when the owner check was not asked
  * @param bytesUp bytes copied from the client to the target
  * @param bytesDown bytes copied from the target to the client
- * @param durationMillis from accept to close
+ * @param durationMillis from accept to close; for an {@code open} line, from accept to the moment
+ *     the target answered
+ * @param timings how long the decision's DNS lookup and owner check and the dial took
  * @param generation the host configuration generation the connection was judged with (1 at start,
  *     one more at each reload that took effect)
+ * @param revision the revision of the spawn's policy the connection was judged with (1 when the
+ *     spawn opened, one more at each change of it in place); 0 where no policy judged it
  * @param end how a tunnel ended when it did not end in order; empty otherwise
  * @param shadow what the spawn's shadow policy would have answered (SPEC R26), only when that
  *     differs from {@code verdict} and {@code code}; left out of the line otherwise
@@ -47,16 +59,20 @@ public record Decision(
         String spawn,
         long connection,
         String kind,
+        boolean open,
         Optional<String> target,
         List<InetAddress> resolved,
         Optional<InetSocketAddress> dialed,
         Outcome verdict,
         Optional<DenyCode> code,
+        String reason,
         Optional<OwnerEvidence> owner,
         long bytesUp,
         long bytesDown,
         long durationMillis,
+        Timings timings,
         long generation,
+        long revision,
         Optional<End> end,
         @JsonInclude(JsonInclude.Include.NON_ABSENT) Optional<Shadow> shadow,
         @JsonInclude(JsonInclude.Include.NON_ABSENT) Optional<Upstream> upstream,
@@ -101,6 +117,28 @@ public record Decision(
         @Override
         public String toString() {
             return text;
+        }
+    }
+
+    /**
+     * How long the parts of a decision took, in microseconds: each null in the line when that part
+     * was not asked (a literal address needs no lookup; only this host's own addresses ask the
+     * owner check; a refusal dials nothing).
+     *
+     * @param dnsMicros from the DNS query to its answer (a cached answer's time is the cache's)
+     * @param ownerMicros from the first owner question to the last answer
+     * @param connectMicros from the first dial to the answer, every address tried included (through
+     *     the upstream proxy: to its answer to the CONNECT)
+     */
+    public record Timings(OptionalLong dnsMicros, OptionalLong ownerMicros, OptionalLong connectMicros) {
+        /** Nothing was asked. */
+        public static final Timings NONE =
+                new Timings(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty());
+
+        public Timings {
+            Objects.requireNonNull(dnsMicros, "dnsMicros");
+            Objects.requireNonNull(ownerMicros, "ownerMicros");
+            Objects.requireNonNull(connectMicros, "connectMicros");
         }
     }
 
@@ -157,7 +195,9 @@ public record Decision(
         Objects.requireNonNull(dialed, "dialed");
         Objects.requireNonNull(verdict, "verdict");
         Objects.requireNonNull(code, "code");
+        Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(timings, "timings");
         Objects.requireNonNull(end, "end");
         Objects.requireNonNull(shadow, "shadow");
         Objects.requireNonNull(upstream, "upstream");
@@ -165,8 +205,9 @@ public record Decision(
         if ((verdict == Outcome.ALLOW) == code.isPresent()) {
             throw new IllegalArgumentException("code: " + code + " (expected: empty exactly when allowed)");
         }
-        if (generation < 0) {
-            throw new IllegalArgumentException("generation: " + generation + " (expected: >= 0)");
+        if (generation < 0 || revision < 0) {
+            throw new IllegalArgumentException(
+                    "generation/revision: " + generation + "/" + revision + " (expected: >= 0)");
         }
         if (bytesUp < 0 || bytesDown < 0 || durationMillis < 0) {
             throw new IllegalArgumentException("bytesUp/bytesDown/durationMillis: " + bytesUp + "/" + bytesDown + "/"

@@ -8,9 +8,10 @@ import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
- * The JSON text of a decision line, written field by field: byte for byte what {@link LogJson}'s
+ * The JSON text of a decision line and of an end line, written field by field: byte for byte what {@link LogJson}'s
  * Jackson writer gives for a {@link Decision} (the tests hold the two to each other, for every
  * character and every shape of line), at a small part of its cost. The relay writes one line per
  * connection, thousands a second; through Jackson's databind (a serializer per component, one
@@ -39,6 +40,7 @@ final class DecisionLine {
         out.append(",\"connection\":").append(line.connection());
         out.append(",\"kind\":");
         string(out, line.kind());
+        out.append(",\"open\":").append(line.open());
         out.append(",\"target\":");
         string(out, line.target().orElse(null));
         out.append(",\"resolved\":[");
@@ -55,6 +57,8 @@ final class DecisionLine {
         string(out, line.verdict().toString());
         out.append(",\"code\":");
         code(out, line.code());
+        out.append(",\"reason\":");
+        string(out, line.reason());
         out.append(",\"owner\":");
         if (line.owner().isPresent()) {
             owner(out, line.owner().get());
@@ -64,7 +68,15 @@ final class DecisionLine {
         out.append(",\"bytesUp\":").append(line.bytesUp());
         out.append(",\"bytesDown\":").append(line.bytesDown());
         out.append(",\"durationMillis\":").append(line.durationMillis());
-        out.append(",\"generation\":").append(line.generation());
+        Decision.Timings timings = line.timings();
+        out.append(",\"timings\":{\"dnsMicros\":");
+        number(out, timings.dnsMicros());
+        out.append(",\"ownerMicros\":");
+        number(out, timings.ownerMicros());
+        out.append(",\"connectMicros\":");
+        number(out, timings.connectMicros());
+        out.append("},\"generation\":").append(line.generation());
+        out.append(",\"revision\":").append(line.revision());
         out.append(",\"end\":");
         string(out, line.end().map(Decision.End::toString).orElse(null));
         if (line.shadow().isPresent()) {
@@ -85,6 +97,40 @@ final class DecisionLine {
             out.append('}');
         }
         out.append('}');
+    }
+
+    /** The end line of a connection whose decision line was written open, as Jackson writes it too. */
+    static String text(Ended line) {
+        StringBuilder out = new StringBuilder(256);
+        out.append("{\"time\":");
+        string(out, line.time().toString());
+        out.append(",\"spawn\":");
+        string(out, line.spawn());
+        out.append(",\"connection\":").append(line.connection());
+        out.append(",\"kind\":");
+        string(out, line.kind());
+        out.append(",\"target\":");
+        string(out, line.target().orElse(null));
+        out.append(",\"verdict\":");
+        string(out, line.verdict().toString());
+        out.append(",\"code\":");
+        code(out, line.code());
+        out.append(",\"reason\":");
+        string(out, line.reason());
+        out.append(",\"bytesUp\":").append(line.bytesUp());
+        out.append(",\"bytesDown\":").append(line.bytesDown());
+        out.append(",\"durationMillis\":").append(line.durationMillis());
+        out.append(",\"end\":");
+        string(out, line.end().map(Decision.End::toString).orElse(null));
+        return out.append('}').toString();
+    }
+
+    private static void number(StringBuilder out, OptionalLong value) {
+        if (value.isPresent()) {
+            out.append(value.getAsLong());
+        } else {
+            out.append("null");
+        }
     }
 
     private static void code(StringBuilder out, Optional<DenyCode> code) {

@@ -47,7 +47,8 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final int IDLE_LOOKS = 50;
 
-    private record Queued(Decision decision, long millis) {}
+    /** A decision line (folded if need be) or an end line, queued at {@code millis}. */
+    private record Queued(Object line, long millis) {}
 
     private static final Queued END = new Queued(null, 0);
 
@@ -115,10 +116,24 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         return LogJson.text(decision);
     }
 
+    /**
+     * A connection ended: its decision line, or its end line when the decision line was written
+     * open ({@link #opened}).
+     */
     @Override
     public void accept(Decision decision) {
+        enqueue(decision.open() ? Ended.of(decision) : decision);
+    }
+
+    /** A connection reached its target: its decision line, open, now. */
+    @Override
+    public void opened(Decision decision) {
+        enqueue(decision);
+    }
+
+    private void enqueue(Object line) {
         if (closed) {
-            log.warn("decision after the log closed: {}", json(decision));
+            log.warn("decision after the log closed: {}", LogJson.text(line));
             return;
         }
         if (queued.incrementAndGet() > MAX_QUEUED) {
@@ -126,7 +141,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
             overflowed.increment();
             return;
         }
-        queue.add(new Queued(decision, clock.millis()));
+        queue.add(new Queued(line, clock.millis()));
         wake();
     }
 
@@ -255,7 +270,11 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
                 break;
             }
             folding.due(queued.millis(), lines);
-            folding.add(queued.decision(), queued.millis(), lines);
+            if (queued.line() instanceof Decision decision) {
+                folding.add(decision, queued.millis(), lines);
+            } else {
+                lines.add(queued.line());
+            }
         }
         if (end) {
             folding.all(lines);

@@ -48,12 +48,16 @@ final class LogJson {
         };
     }
 
-    /** A decision line is written by {@link DecisionLine}, the same text at a small part of the cost. */
+    /** A decision or end line is written by {@link DecisionLine}, the same text at a small part of the cost. */
     static String text(Object line) {
-        return line instanceof Decision decision ? DecisionLine.text(decision) : jackson(line);
+        return switch (line) {
+            case Decision decision -> DecisionLine.text(decision);
+            case Ended ended -> DecisionLine.text(ended);
+            default -> jackson(line);
+        };
     }
 
-    /** The text Jackson gives, which {@link DecisionLine} must equal for a decision. */
+    /** The text Jackson gives, which {@link DecisionLine} must equal for a decision and an end line. */
     static String jackson(Object line) {
         try {
             return JSON.writeValueAsString(line);

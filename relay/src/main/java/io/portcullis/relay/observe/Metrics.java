@@ -24,17 +24,19 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The relay's counters and latency histograms (SPEC R17), read by the Prometheus client as
  * snapshots and written in its text format.
- * Connections are counted from their decision records, so a metric and a decision line never
- * disagree; gauges (open connections, spawns, the configuration generation) are read from the
- * relay when the text is written.
+ * Connections that ended are counted from their decision records, so a metric and a decision line
+ * never disagree; connections accepted and the bytes carried are counted as they happen ({@link
+ * Traffic}), so an open tunnel shows what it moved; gauges (open connections, spawns, the
+ * configuration generation) are read from the relay when the text is written.
  */
 public final class Metrics {
     private final Map<String, LongAdder> connections = new ConcurrentHashMap<>();
     /** Connections whose shadow policy answered otherwise (SPEC R26), by the shadow's verdict and code. */
     private final Map<String, LongAdder> shadowDifferences = new ConcurrentHashMap<>();
 
-    private final LongAdder bytesUp = new LongAdder();
-    private final LongAdder bytesDown = new LongAdder();
+    /** Every spawn's traffic adds to it. */
+    private final Traffic traffic = Traffic.own();
+
     private final LongAdder reloadsOk = new LongAdder();
     private final LongAdder reloadsFailed = new LongAdder();
     private final LongAdder listenersBroken = new LongAdder();
@@ -60,6 +62,11 @@ public final class Metrics {
         long generation();
     }
 
+    /** Counts of a new spawn's connections and bytes, which the relay's count too. */
+    public Traffic spawnTraffic() {
+        return traffic.spawn();
+    }
+
     /**
      * A sink that counts each decision, then hands it to {@code next}; the lines {@code next} drops
      * are counted too.
@@ -72,6 +79,11 @@ public final class Metrics {
             public void accept(Decision record) {
                 count(record);
                 next.accept(record);
+            }
+
+            @Override
+            public void opened(Decision record) {
+                next.opened(record);
             }
 
             @Override
@@ -97,8 +109,6 @@ public final class Metrics {
             counter = connections.computeIfAbsent(key, k -> new LongAdder());
         }
         counter.increment();
-        bytesUp.add(record.bytesUp());
-        bytesDown.add(record.bytesDown());
         record.shadow().ifPresent(differs -> {
             String shadow = differs.verdict()
                     + '\0'
@@ -187,13 +197,18 @@ public final class Metrics {
             shadow.dataPoint(counted(count.sum(), "verdict", parts[0], "code", parts[1].isEmpty() ? "none" : parts[1]));
         });
         return MetricSnapshots.of(
+                CounterSnapshot.builder()
+                        .name("portcullis_connections_accepted")
+                        .help("Connections accepted on the spawns' sockets, counted at accept.")
+                        .dataPoint(counted(traffic.connections()))
+                        .build(),
                 ended.build(),
                 shadow.build(),
                 CounterSnapshot.builder()
                         .name("portcullis_bytes")
-                        .help("Bytes copied by ended connections, up (client to target) and down.")
-                        .dataPoint(counted(bytesUp.sum(), "direction", "up"))
-                        .dataPoint(counted(bytesDown.sum(), "direction", "down"))
+                        .help("Bytes carried, up (client to target) and down, counted as they move.")
+                        .dataPoint(counted(traffic.bytesUp(), "direction", "up"))
+                        .dataPoint(counted(traffic.bytesDown(), "direction", "down"))
                         .build(),
                 openBySpawn.build(),
                 GaugeSnapshot.builder()

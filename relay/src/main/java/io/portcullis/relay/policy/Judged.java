@@ -3,18 +3,20 @@ package io.portcullis.relay.policy;
 import java.util.Objects;
 
 /**
- * What a spawn's judge answered for one request: the verdict enforced, and what the spawn's shadow
- * policy would have answered beside it (SPEC R26).
+ * What a spawn's judge answered for one request: the verdict enforced, what the spawn's shadow
+ * policy would have answered beside it (SPEC R26), and how long the enforced decision's DNS lookup
+ * and owner check took.
  */
-public record Judged(Verdict verdict, Shadow shadow) {
+public record Judged(Verdict verdict, Shadow shadow, Took took) {
     public Judged {
         Objects.requireNonNull(verdict, "verdict");
         Objects.requireNonNull(shadow, "shadow");
+        Objects.requireNonNull(took, "took");
     }
 
     /** The verdict of a spawn without a shadow policy. */
-    public static Judged alone(Verdict verdict) {
-        return new Judged(verdict, Shadow.NONE);
+    public static Judged alone(Verdict verdict, Took took) {
+        return new Judged(verdict, Shadow.NONE, took);
     }
 
     /** What the shadow policy said. */

@@ -196,7 +196,7 @@ public final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
         timeout.cancel(false);
         ConnectionRecord record = ConnectionRecord.of(ctx.channel());
         log.debug("connection {}: {}: {}", record.id(), code.code(), detail);
-        record.deny(code);
+        record.deny(code, detail);
         ctx.channel().close();
         upstream.close();
         outcome.complete(CLOSED);

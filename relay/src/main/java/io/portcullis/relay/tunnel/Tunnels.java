@@ -126,21 +126,21 @@ public final class Tunnels {
             metrics.decision().observe(System.nanoTime() - asked);
             if (error != null) {
                 log.warn("connection {}: the decision failed: {}", record.id(), error.toString());
-                record.fail(DenyCode.RELAY_ERROR);
+                record.fail(DenyCode.RELAY_ERROR, "the decision failed: " + error);
                 opened.complete(new Refused(DenyCode.RELAY_ERROR, ""));
                 return;
             }
             record.judged(answer);
             switch (answer.verdict()) {
                 case Verdict.Deny deny -> {
-                    record.deny(deny.code());
+                    record.deny(deny.code(), deny.detail());
                     opened.complete(new Refused(deny.code(), ""));
                 }
                 case Verdict.Allow allow ->
                     dial(client, allow, carry).whenComplete((done, failed) -> {
                         if (failed != null) {
                             log.warn("connection {}: the dial failed: {}", record.id(), failed.toString());
-                            record.fail(DenyCode.RELAY_ERROR);
+                            record.fail(DenyCode.RELAY_ERROR, "the dial failed: " + failed);
                             opened.complete(new Refused(DenyCode.RELAY_ERROR, ""));
                         } else {
                             opened.complete(done);
@@ -171,7 +171,9 @@ public final class Tunnels {
         }
         long dialing = System.nanoTime();
         return reach(client, allow, carry).thenApply(reached -> {
-            metrics.connect().observe(System.nanoTime() - dialing);
+            long took = System.nanoTime() - dialing;
+            metrics.connect().observe(took);
+            record.connectTook(took);
             return settle(client, allow, reached);
         });
     }
@@ -246,7 +248,7 @@ public final class Tunnels {
             }
             case Failed failed
             when !client.isActive() -> {
-                record.fail(failed.code());
+                record.fail(failed.code(), failed.detail());
                 return GONE;
             }
             case Failed failed -> {
@@ -254,7 +256,7 @@ public final class Tunnels {
                 if (failed.status() != 0) {
                     record.upstreamStatus(failed.status());
                 }
-                record.fail(failed.code());
+                record.fail(failed.code(), failed.detail());
                 return new Refused(
                         failed.code(), failed.status() == 0 ? "" : "the upstream proxy answered " + failed.status());
             }
@@ -268,7 +270,7 @@ public final class Tunnels {
     public static void broken(Channel client, Up up, RuntimeException e) {
         ConnectionRecord record = ConnectionRecord.of(client);
         log.warn("connection {}: the tunnel could not start: {}", record.id(), e.toString());
-        record.fail(DenyCode.RELAY_ERROR);
+        record.fail(DenyCode.RELAY_ERROR, "the tunnel could not start: " + e);
         up.upstream().close();
         client.close();
     }

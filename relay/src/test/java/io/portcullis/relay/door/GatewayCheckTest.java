@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerCode;
 import io.portcullis.owner.OwnerEvidence;
+import io.portcullis.relay.decide.Times;
 import io.portcullis.relay.policy.Verdict;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,7 +69,8 @@ class GatewayCheckTest {
         OwnerAnswer answer = OwnerAnswer.deny(code, "test", evidence(shape.strip()));
         GatewayCheck check = new GatewayCheck(query -> CompletableFuture.completedFuture(answer), GATEWAY_UID, PORT);
 
-        Verdict verdict = check.verdict("studio", "door route GET /kiosk/state").join();
+        Verdict verdict = check.verdict("studio", "door route GET /kiosk/state", new Times())
+                .join();
 
         assertEquals(
                 expected,
@@ -88,7 +90,7 @@ class GatewayCheckTest {
                 uid,
                 port);
 
-        Verdict verdict = check.verdict("studio", "door route").join();
+        Verdict verdict = check.verdict("studio", "door route", new Times()).join();
 
         assertEquals(expected, ((Verdict.Deny) verdict).code().code());
     }

@@ -27,6 +27,10 @@ class DecisionLineTest {
         String jackson = LogJson.jackson(line);
         assertEquals(jackson, DecisionLine.text(line));
         assertArrayEquals((jackson + '\n').getBytes(StandardCharsets.UTF_8), LogJson.line(line));
+        Ended ended = Ended.of(line);
+        String end = LogJson.jackson(ended);
+        assertEquals(end, DecisionLine.text(ended));
+        assertArrayEquals((end + '\n').getBytes(StandardCharsets.UTF_8), LogJson.line(ended));
     }
 
     private static InetAddress address(String literal) {
@@ -108,7 +112,15 @@ class DecisionLineTest {
                         .generation(0)
                         .method("CONNECT")
                         .time(Instant.parse("2026-12-02T07:44:46.635724853Z")),
-                decision().time(Instant.EPOCH).spawn("").kind("dns").target(""));
+                decision().time(Instant.EPOCH).spawn("").kind("dns").target(""),
+                decision()
+                        .open(true)
+                        .target("api.example.com:443")
+                        .reason("listed entry api.example.com:443 (https)")
+                        .timings(812, 0, 1204)
+                        .revision(3),
+                decision().timings(-1, 77, -1).reason("").revision(0),
+                decision().timings(Long.MAX_VALUE, -1, 0).reason("a \"quoted\" reason\nwith a line end"));
     }
 
     @ParameterizedTest
@@ -126,7 +138,8 @@ class DecisionLineTest {
                 chars.append((char) i).append('x');
             }
             String text = chars.toString();
-            sameAsJackson(decision().spawn(text).kind(text).target(text).build());
+            sameAsJackson(
+                    decision().spawn(text).kind(text).target(text).reason(text).build());
             sameAsJackson(decision()
                     .owner(new OwnerEvidence(
                             List.of(new OwnerEvidence.Listener(text, text, 1, 1, 1, null, text)),

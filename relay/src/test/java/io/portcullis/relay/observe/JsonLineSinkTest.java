@@ -71,21 +71,96 @@ class JsonLineSinkTest {
                         "spawn",
                         "connection",
                         "kind",
+                        "open",
                         "target",
                         "resolved",
                         "dialed",
                         "verdict",
                         "code",
+                        "reason",
                         "owner",
                         "bytesUp",
                         "bytesDown",
                         "durationMillis",
+                        "timings",
                         "generation",
+                        "revision",
                         "end"),
                 names);
         assertEquals("192.168.1.5:8443", line.get("dialed").asText());
         assertEquals(true, line.get("code").isNull());
         assertEquals(3, line.get("generation").asLong());
+        List<String> timings = new ArrayList<>();
+        line.get("timings").fieldNames().forEachRemaining(timings::add);
+        assertEquals(List.of("dnsMicros", "ownerMicros", "connectMicros"), timings);
+    }
+
+    /**
+     * Issue 25 #7 (decision D81): a connection that reached its target has its decision line
+     * written then, open, and an end line under the same connection id when it ends; one that never
+     * did has its one decision line when it ends.
+     */
+    @Test
+    void aTunnelHasItsDecisionLineWhenItOpensAndAnEndLineWhenItCloses(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("decisions.jsonl");
+        Decisions tunnel = Decisions.decision()
+                .connection(7)
+                .target("nas.lan:8443")
+                .open(true)
+                .reason("listed entry nas.lan:8443 (https)")
+                .timings(812, -1, 1204)
+                .time(Instant.parse("2026-11-29T08:00:00Z"));
+        try (JsonLineSink sink = JsonLineSink.toFile(file)) {
+            sink.opened(tunnel.durationMillis(3).build());
+            awaitLines(file, 1);
+            sink.accept(refusal("studio", 8, "not-listed"));
+            sink.accept(tunnel.bytes(100_000, 2_000_000)
+                    .durationMillis(61_000)
+                    .end(Decision.End.CLIENT_RESET)
+                    .build());
+            awaitLines(file, 3);
+        }
+
+        List<JsonNode> lines = new ArrayList<>();
+        for (String text : Files.readAllLines(file)) {
+            lines.add(JSON.readTree(text));
+        }
+        JsonNode opened = lines.get(0);
+        assertEquals("proxy", opened.get("kind").asText());
+        assertTrue(opened.get("open").asBoolean());
+        assertEquals(0, opened.get("bytesUp").asLong());
+        assertEquals(3, opened.get("durationMillis").asLong());
+        assertEquals("listed entry nas.lan:8443 (https)", opened.get("reason").asText());
+        assertEquals(812, opened.get("timings").get("dnsMicros").asLong());
+        assertTrue(opened.get("timings").get("ownerMicros").isNull());
+        assertEquals(1204, opened.get("timings").get("connectMicros").asLong());
+        assertEquals(false, lines.get(1).get("open").asBoolean(), "a refusal is written whole when it ends");
+        assertEquals("deny", lines.get(1).get("verdict").asText());
+        JsonNode ended = lines.get(2);
+        List<String> names = new ArrayList<>();
+        ended.fieldNames().forEachRemaining(names::add);
+        assertEquals(
+                List.of(
+                        "time",
+                        "spawn",
+                        "connection",
+                        "kind",
+                        "target",
+                        "verdict",
+                        "code",
+                        "reason",
+                        "bytesUp",
+                        "bytesDown",
+                        "durationMillis",
+                        "end"),
+                names);
+        assertEquals("end", ended.get("kind").asText());
+        assertEquals(7, ended.get("connection").asLong());
+        assertEquals("2026-11-29T08:01:01Z", ended.get("time").asText(), "when it ended");
+        assertEquals(100_000, ended.get("bytesUp").asLong());
+        assertEquals(2_000_000, ended.get("bytesDown").asLong());
+        assertEquals(61_000, ended.get("durationMillis").asLong());
+        assertEquals("client-reset", ended.get("end").asText());
     }
 
     @Test

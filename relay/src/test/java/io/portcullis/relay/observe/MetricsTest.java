@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.portcullis.relay.testing.Decisions;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -71,10 +72,38 @@ class MetricsTest {
                 text.contains(
                         "portcullis_connections_total{code=\"owner-none\",kind=\"forward\",verdict=\"deny\"} 1.0\n"),
                 text);
-        assertTrue(text.contains("portcullis_bytes_total{direction=\"up\"} 15.0\n"), text);
-        assertTrue(text.contains("portcullis_bytes_total{direction=\"down\"} 200.0\n"), text);
         assertTrue(text.contains("portcullis_open_connections{spawn=\"studio\"} 2.0\n"), text);
         assertTrue(text.contains("portcullis_spawns_open 2.0\n"), text);
         assertTrue(text.contains("portcullis_config_generation 3.0\n"), text);
+    }
+
+    /**
+     * Issue 25 #7: bytes were added from each decision record, when its connection closed, so a
+     * tunnel that had moved 100 kB showed 0. They are counted as they move, and a record adds
+     * nothing more when it ends.
+     */
+    @Test
+    void bytesAndAcceptedConnectionsAreCountedAsTheyMoveNotWhenTheConnectionEnds() {
+        Metrics metrics = new Metrics();
+        DecisionSink sink = metrics.counting(decision -> {});
+        Traffic studio = metrics.spawnTraffic();
+        Traffic kiosk = metrics.spawnTraffic();
+        studio.accepted();
+        kiosk.accepted();
+        studio.up(100_000);
+        studio.down(7);
+        kiosk.down(3);
+
+        String open = metrics.text(GAUGES);
+        sink.accept(decision("proxy", "allow", null, 100_000, 7));
+        String ended = metrics.text(GAUGES);
+
+        for (String text : List.of(open, ended)) {
+            assertTrue(text.contains("portcullis_bytes_total{direction=\"up\"} 100000.0\n"), text);
+            assertTrue(text.contains("portcullis_bytes_total{direction=\"down\"} 10.0\n"), text);
+            assertTrue(text.contains("portcullis_connections_accepted_total 2.0\n"), text);
+        }
+        assertEquals(List.of(1L, 100_000L, 7L), List.of(studio.connections(), studio.bytesUp(), studio.bytesDown()));
+        assertEquals(List.of(1L, 0L, 3L), List.of(kiosk.connections(), kiosk.bytesUp(), kiosk.bytesDown()));
     }
 }

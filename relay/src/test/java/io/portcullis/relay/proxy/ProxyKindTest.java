@@ -12,6 +12,7 @@ import io.portcullis.relay.decide.SpawnJudge;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.testing.Judges;
@@ -43,7 +44,7 @@ class ProxyKindTest {
         // The embedded loop's clock runs with real time unless frozen: freeze it before the header
         // timeout is scheduled, so only advanceTimeBy moves it (a slow machine must not fire it early).
         channel.freezeTime();
-        ConnectionRecord.attach(channel, "studio", 3, InstantSource.system(), decisions::add);
+        ConnectionRecord.attach(channel, "studio", 3, InstantSource.system(), decisions::add, Traffic.own());
         Tunnels tunnels = new Tunnels(new Dialer(Transport.nio(), 1000), 60_000);
         SpawnJudge judge = Judges.of(request -> {
             judged.add(request.kind() + " " + request.target());

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Decision records for tests, built field by field from a plain allowed CONNECT of spawn
@@ -20,16 +21,20 @@ public final class Decisions {
     private String spawn = "studio";
     private long connection = 1;
     private String kind = "proxy";
+    private boolean open;
     private Optional<String> target = Optional.empty();
     private List<InetAddress> resolved = List.of();
     private Optional<InetSocketAddress> dialed = Optional.empty();
     private Decision.Outcome verdict = Decision.Outcome.ALLOW;
     private Optional<DenyCode> code = Optional.empty();
+    private String reason = "allowed by test";
     private Optional<OwnerEvidence> owner = Optional.empty();
     private long bytesUp;
     private long bytesDown;
     private long durationMillis = 1;
+    private Decision.Timings timings = Decision.Timings.NONE;
     private long generation = 1;
+    private long revision = 1;
     private Optional<Decision.End> end = Optional.empty();
     private Optional<Decision.Shadow> shadow = Optional.empty();
     private Optional<Decision.Upstream> upstream = Optional.empty();
@@ -87,6 +92,31 @@ public final class Decisions {
         return this;
     }
 
+    public Decisions open(boolean value) {
+        open = value;
+        return this;
+    }
+
+    public Decisions reason(String value) {
+        reason = value;
+        return this;
+    }
+
+    /** Each in microseconds, negative for none. */
+    public Decisions timings(long dns, long owner, long connect) {
+        timings = new Decision.Timings(micros(dns), micros(owner), micros(connect));
+        return this;
+    }
+
+    private static OptionalLong micros(long value) {
+        return value < 0 ? OptionalLong.empty() : OptionalLong.of(value);
+    }
+
+    public Decisions revision(long value) {
+        revision = value;
+        return this;
+    }
+
     public Decisions owner(OwnerEvidence value) {
         owner = Optional.ofNullable(value);
         return this;
@@ -139,16 +169,20 @@ public final class Decisions {
                 spawn,
                 connection,
                 kind,
+                open,
                 target,
                 resolved,
                 dialed,
                 verdict,
                 code,
+                reason,
                 owner,
                 bytesUp,
                 bytesDown,
                 durationMillis,
+                timings,
                 generation,
+                revision,
                 end,
                 shadow,
                 upstream,

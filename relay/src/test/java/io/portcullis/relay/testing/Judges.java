@@ -25,6 +25,6 @@ public final class Judges {
 
     /** A spawn's judge (of generation 1) that answers each request with {@code answer}. */
     public static SpawnJudge of(Function<Request, CompletableFuture<Verdict>> answer) {
-        return new SpawnJudge((spawn, request) -> answer.apply(request), POLICY, 1);
+        return new SpawnJudge((spawn, request) -> answer.apply(request), POLICY, 1, 1);
     }
 }

@@ -9,6 +9,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.DecisionSink;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.transport.Transport;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -43,7 +44,12 @@ public final class KindServer implements AutoCloseable {
                     @Override
                     protected void initChannel(Channel channel) {
                         ConnectionRecord.attach(
-                                channel, "studio", ids.incrementAndGet(), InstantSource.system(), decisions);
+                                channel,
+                                "studio",
+                                ids.incrementAndGet(),
+                                InstantSource.system(),
+                                decisions,
+                                Traffic.own());
                         channel.pipeline().addLast(handler.get());
                     }
                 })

@@ -10,6 +10,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.Decision;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.FirstBytes;
 import java.time.InstantSource;
@@ -56,7 +57,7 @@ class ClientHelloCheckTest {
         client.config().setAutoRead(false);
         upstream.config().setAutoRead(false);
         List<Decision> lines = new ArrayList<>();
-        ConnectionRecord.attach(client, "s", 1, InstantSource.system(), lines::add);
+        ConnectionRecord.attach(client, "s", 1, InstantSource.system(), lines::add, Traffic.own());
         List<ByteBuf> passed = new ArrayList<>();
         ClientHelloCheck.await(
                         client,

@@ -22,6 +22,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.observe.DecisionSink;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.testing.Line;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -62,7 +63,8 @@ class SpliceTest {
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel client) {
-                            ConnectionRecord.attach(client, "test", 1, InstantSource.system(), decision -> {});
+                            ConnectionRecord.attach(
+                                    client, "test", 1, InstantSource.system(), decision -> {}, Traffic.own());
                             client.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                                 @Override
                                 public void channelActive(ChannelHandlerContext ctx) {
@@ -183,7 +185,7 @@ class SpliceTest {
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel client) {
-                        ConnectionRecord.attach(client, "test", 1, InstantSource.system(), sink);
+                        ConnectionRecord.attach(client, "test", 1, InstantSource.system(), sink, Traffic.own());
                         client.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                             @Override
                             public void channelActive(ChannelHandlerContext ctx) {

@@ -100,7 +100,14 @@ class DoorTokenLogTest {
                 assertEquals(0, relay.exitValue());
                 String lines = Files.readString(log);
                 String stderr = Files.readString(dir.resolve("stderr.txt"));
-                assertEquals(8, lines.lines().count(), lines);
+                // Eight connections; the one that reached the gateway has its end line too (decision D81).
+                assertEquals(9, lines.lines().count(), lines);
+                assertEquals(
+                        1,
+                        lines.lines()
+                                .filter(line -> line.contains("\"kind\":\"end\""))
+                                .count(),
+                        lines);
                 assertFalse(lines.contains(token), "the token is in the decision log");
                 assertFalse(stderr.contains(token), "the token is on standard error");
                 assertFalse(lines.contains(token.substring(0, 16)), "part of the token is in the decision log");
