@@ -24,16 +24,6 @@ import picocli.CommandLine.Model.CommandSpec;
 public final class Main implements Runnable {
     static final String VERSION = "portcullis 0.1.0";
 
-    /** The subcommands, in the order the help lists them; {@code help} follows them. */
-    private static final List<Class<?>> COMMANDS = List.of(
-            RunCommand.class,
-            DemoCommand.class,
-            CheckCommand.class,
-            OwnerCommand.class,
-            RelayCommand.class,
-            DaemonCommand.class,
-            EntryCommand.class);
-
     private final InputStream in;
 
     @CommandLine.Spec
@@ -86,7 +76,17 @@ public final class Main implements Runnable {
      */
     private static CommandLine commandLine(InputStream stdin, Predicate<String> whole) {
         CommandLine cli = new CommandLine(new Main(stdin));
-        for (Class<?> command : COMMANDS) {
+        // The subcommands, in the order the help lists them; help follows them. Loaded here, not
+        // when this class is, which help answered from its text (Usage) never needs.
+        List<Class<?>> commands = List.of(
+                RunCommand.class,
+                DemoCommand.class,
+                CheckCommand.class,
+                OwnerCommand.class,
+                RelayCommand.class,
+                DaemonCommand.class,
+                EntryCommand.class);
+        for (Class<?> command : commands) {
             Command annotation = command.getAnnotation(Command.class);
             cli.addSubcommand(annotation.name(), whole.test(annotation.name()) ? command : summary(annotation));
         }

@@ -41,12 +41,16 @@ final class Usage {
      * build has no text for it (the command line answers then).
      */
     static boolean answer(String[] args, PrintStream out) {
-        Optional<byte[]> text = request(List.of(args)).flatMap(Usage::text);
-        text.ifPresent(answer -> {
-            out.write(answer, 0, answer.length);
-            out.flush();
-        });
-        return text.isPresent();
+        // No lambda, stream, pattern or string concatenation (an invokedynamic) on this path: each
+        // would cost a start more than the answer.
+        Optional<String> request = request(List.of(args));
+        Optional<byte[]> text = request.isPresent() ? text(request.get()) : Optional.empty();
+        if (text.isEmpty()) {
+            return false;
+        }
+        out.write(text.get(), 0, text.get().length);
+        out.flush();
+        return true;
     }
 
     /** {@link #VERSION}, or the command whose help {@code args} ask for ({@code portcullis}: the top level). */
@@ -65,7 +69,8 @@ final class Usage {
             case 2 ->
                 switch (args.get(1)) {
                     case "--help", "-h" -> command(args.get(0));
-                    case "--version", "-V" -> command(args.get(0)).map(command -> VERSION);
+                    case "--version", "-V" ->
+                        command(args.get(0)).isPresent() ? Optional.of(VERSION) : Optional.empty();
                     default -> args.get(0).equals(HELP) ? command(args.get(1)) : Optional.empty();
                 };
             default -> Optional.empty();
@@ -74,14 +79,16 @@ final class Usage {
 
     /** A subcommand's name, when this build has its help. */
     private static Optional<String> command(String name) {
-        return name.matches("[a-z]+") && !name.equals(TOP) && Usage.class.getResource(file(name, false)) != null
-                ? Optional.of(name)
-                : Optional.empty();
+        boolean word = !name.isEmpty() && !name.equals(TOP);
+        for (int i = 0; i < name.length(); i++) {
+            word &= name.charAt(i) >= 'a' && name.charAt(i) <= 'z';
+        }
+        return word && Usage.class.getResource(file(name, false)) != null ? Optional.of(name) : Optional.empty();
     }
 
     private static Optional<byte[]> text(String name) {
         if (name.equals(VERSION)) {
-            return Optional.of((Main.VERSION + System.lineSeparator()).getBytes(StandardCharsets.UTF_8));
+            return Optional.of(Main.VERSION.concat(System.lineSeparator()).getBytes(StandardCharsets.UTF_8));
         }
         try (InputStream in = Usage.class.getResourceAsStream(file(name, Ansi.AUTO.enabled()))) {
             return in == null ? Optional.empty() : Optional.of(in.readAllBytes());
@@ -91,7 +98,7 @@ final class Usage {
     }
 
     private static String file(String name, boolean ansi) {
-        return FOLDER + name + (ansi ? ".ansi" : ".txt");
+        return FOLDER.concat(name).concat(ansi ? ".ansi" : ".txt");
     }
 
     /** The help of the top level and of each command, as picocli renders it in {@code ansi}'s mode. */
