@@ -4,8 +4,8 @@
 #   OUTDIR/portcullis_DEBVERSION_amd64.deb          the same files laid out for /usr, with the daemon's
 #                                                   user and unit (packaging/deb)
 #   OUTDIR/SHA256SUMS                               both artefacts' SHA-256, for sha256sum -c
-# Each holds a Java runtime of its own (jlink), the jars, the entry's AOT cache trained with that
-# runtime, bin/portcullis, the manual pages (sections 1 and 5), bash and zsh completion, the systemd
+# Each holds a Java runtime of its own (jlink), the jars, the entry's and the command line's AOT
+# caches trained with that runtime, bin/portcullis, the manual pages (sections 1 and 5), bash and zsh completion, the systemd
 # unit, the documentation and its example files: a host runs it with no JDK and no Maven
 # (docs/operations.md#installing-the-distribution). Building it needs what ./portcullis needs (a JDK
 # 25 and Maven), strip (binutils) and dpkg-deb; it prints each artefact's path.
@@ -80,6 +80,15 @@ entry_aot=$home/netns-entry.aot
 . "$root/scripts/launch.sh"
 train_entry "$root/scripts/standin-relay.py"
 [ -s "$entry_aot" ] || say "no AOT cache (no network namespace or no python3 here); the entry starts without it"
+
+# The command line's AOT cache (decision D74), made by the same runtime from the staged files, which
+# run's training starts the entry through; it maps wherever the tree is unpacked.
+say "the command line's AOT cache"
+cli_jar=$home/portcullis.jar
+cli_aot=$home/portcullis.aot
+executable=$stage/bin/portcullis
+train_cli
+[ -s "$cli_aot" ] || say "no AOT cache for the command line; it starts without it"
 
 # Manual pages and completion, from the CLI's picocli model and the entry's own help
 # (packaging/docgen); the section-5 pages of the two JSON formats are kept in packaging/man. The

@@ -3,6 +3,20 @@
 
 jdk_major() {  # jdk_major JAVA_HOME: prints the feature version, or nothing
     [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] || return 0
+    # A JDK's release file names its version (JAVA_VERSION="25.0.3"): read without starting a JVM,
+    # which took a tenth of a second of every ./portcullis start.
+    local line
+    if [ -f "$1/release" ]; then
+        while IFS= read -r line; do
+            case $line in
+                JAVA_VERSION=\"[0-9]*)
+                    line=${line#JAVA_VERSION=\"}
+                    echo "${line%%[!0-9]*}"
+                    return 0
+                    ;;
+            esac
+        done <"$1/release"
+    fi
     # No hsperfdata file in /tmp for this probe either (launch.sh's jvm_hardening, decision D53).
     "$1/bin/java" -XX:-UsePerfData -XshowSettings:properties -version 2>&1 |
         sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p'

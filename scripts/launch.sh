@@ -1,7 +1,8 @@
 # Sourced by ./portcullis and by a distribution's bin/portcullis (scripts/dist.sh copies it there):
 # how the CLI and the entry are started, the same in both. The caller sets:
 #   java        the java program to run
-#   cli_cp    the CLI's class path
+#   cli_jar     the CLI's jar (its manifest names the jars beside it in lib/)
+#   cli_aot     the CLI's AOT cache (used when it exists and the JVM finds it fits)
 #   entry_jar   the netns-entry jar
 #   entry_aot   the entry's AOT cache (used when newer than entry_jar)
 #   executable  the caller itself, through which run and demo start the entry
@@ -16,6 +17,21 @@ jvm_hardening=(-XX:+DisableAttachMechanism -XX:-EnableDynamicAgentLoading -XX:-U
 # because stdout carries the readiness line (docs/entry.md).
 entry_opts=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss256k -Xms8m -Xmx32m
     -XX:ReservedCodeCacheSize=16m -Xlog:disable -Xlog:all=warning:stderr "${jvm_hardening[@]}")
+
+# The CLI's options by how long its JVM lives (decision D76). Every one takes the serial collector,
+# whose set-up, threads and bookkeeping are the smallest, for a heap that stays small. A command that
+# a person waits for (help, check, owner, run, demo) compiles with C1 alone: C2 would spend a core on
+# code that a short command never runs long enough to use. The daemon and relay keep tiered
+# compilation for their throughput, and start with a 16 MB heap that grows as it must, so an idle
+# daemon holds no young generation that start-up filled once. PORTCULLIS_JAVA_OPTS comes after these
+# and wins (-XX:TieredStopAtLevel=4, -Xms...); a collector it names replaces ours.
+# The daemon and relay also let Netty use sun.misc.Unsafe, which JDK 25 denies it unless asked: its
+# direct buffers and native transport's addresses then skip the checks of the safe path (decision
+# D94: a tunnel's request/response p99 fell to a quarter). The option is JDK 25's; a JDK without it
+# is not one this launcher starts (scripts/jdk.sh finds a 25), and Netty runs without Unsafe where
+# it is denied.
+person_opts=(-XX:TieredStopAtLevel=1)
+service_opts=(-Xms16m --sun-misc-unsafe-memory-access=allow)
 
 # The entry's AOT cache (JEP 483/514) roughly halves its start-to-ready time (docs/benchmarks.md). It
 # comes from one training run in a network namespace of its own, handing its sockets to a stand-in
@@ -50,6 +66,61 @@ train_entry() {
     rm -f "$sock"
 }
 
+# The CLI's AOT cache (JEP 483/514/515, decision D74): the classes that --help, check, relay, run
+# and the daemon load, loaded and linked ahead of time, and the profiles of their methods, from one
+# training run (train_cli, io.portcullis.cli.StartUpTraining) by the java that reads it. The JVM
+# checks it against the class path (each jar's size and time) and its own options and starts without
+# it when it does not fit; -Xlog:aot=off,cds=off keeps that silent, so a missing, stale, damaged or
+# unfitting cache changes nothing but the time a start takes.
+train_cli() {
+    local tmp=$cli_aot.$$.tmp dir
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/portcullis-train-XXXXXX") || return 0
+    rm -f "$tmp"
+    if timeout 600 "$java" --enable-native-access=ALL-UNNAMED "${jvm_hardening[@]}" -XX:AOTCacheOutput="$tmp" \
+        -Dportcullis.executable="$executable" -cp "$cli_jar" io.portcullis.cli.StartUpTraining "$dir" \
+        </dev/null >/dev/null 2>&1 && [ -s "$tmp" ]; then
+        mv -f "$tmp" "$cli_aot"
+    else
+        rm -f "$tmp"
+    fi
+    rm -rf "$dir"
+}
+
+# The JVM refuses to start when -XX:AOTCache meets -Xshare or a class data archive of one's own, and a
+# cache asked for by name is the asker's: with any of them in the options, the CLI's cache is not given.
+aot_cache_allowed() {
+    case " ${PORTCULLIS_JAVA_OPTS:-} ${JDK_JAVA_OPTIONS:-} ${JAVA_TOOL_OPTIONS:-} " in
+        *-Xshare* | *SharedArchiveFile* | *ArchiveClassesAtExit* | *SharedClassListFile* | *DumpLoadedClassList* | *AOTCache* | *AOTMode* | *AOTConfiguration*)
+            return 1 ;;
+    esac
+    [ -f "$cli_aot" ]
+}
+
+# cli_opts ARGS...: the CLI's JVM options for what ARGS start (decision D76), in cli_opts.
+cli_opts() {
+    local arg kind=${1:-help} gc=(-XX:+UseSerialGC) opt
+    for arg in "$@"; do
+        case $arg in
+            --) break ;;
+            -h | --help | -V | --version) kind=help ;;
+        esac
+    done
+    case $kind in
+        daemon | relay) cli_opts=("${service_opts[@]}") ;;
+        *) cli_opts=("${person_opts[@]}") ;;
+    esac
+    # shellcheck disable=SC2086 # lists of options
+    for opt in ${PORTCULLIS_JAVA_OPTS:-} ${JDK_JAVA_OPTIONS:-} ${JAVA_TOOL_OPTIONS:-}; do
+        case $opt in -XX:+Use*GC) gc=() ;; esac
+    done
+    cli_opts+=("${gc[@]}")
+    # Help and the version are texts in the jar (decision D75): the cache's thousands of classes, all
+    # loaded at start, would only slow them down.
+    if [ "$kind" != help ] && aot_cache_allowed; then
+        cli_opts+=(-XX:AOTCache="$cli_aot" -XX:AOTMode=auto -Xlog:aot=off,cds=off)
+    fi
+}
+
 # launch ARGS...: `entry ...` runs the netns-entry jar; anything else is the CLI.
 launch() {
     if [ "${1:-}" = entry ]; then
@@ -59,8 +130,9 @@ launch() {
         fi
         exec "$java" "${entry_opts[@]}" -cp "$entry_jar" io.portcullis.entry.Main "$@"
     fi
+    cli_opts "$@"
     # run and demo start the entry through the executable, with its options and start-up cache.
     # shellcheck disable=SC2086 # PORTCULLIS_JAVA_OPTS is a list of options
-    exec "$java" --enable-native-access=ALL-UNNAMED ${PORTCULLIS_JAVA_OPTS:-} "${jvm_hardening[@]}" \
-        -Dportcullis.executable="$executable" -cp "$cli_cp" io.portcullis.cli.Main "$@"
+    exec "$java" --enable-native-access=ALL-UNNAMED "${cli_opts[@]}" ${PORTCULLIS_JAVA_OPTS:-} "${jvm_hardening[@]}" \
+        -Dportcullis.executable="$executable" -cp "$cli_jar" io.portcullis.cli.Main "$@"
 }

@@ -4,6 +4,10 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,17 +20,7 @@ import picocli.CommandLine.Model.CommandSpec;
         description = "The network gate of a sandbox wall: a spawn in a loopback-only network namespace reaches "
                 + "exactly what its policy allows, checked against the kernel, DNS and Docker at each connection.",
         commandListHeading = "%nCommands:%n",
-        footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."},
-        subcommands = {
-            RunCommand.class,
-            DemoCommand.class,
-            CheckCommand.class,
-            OwnerCommand.class,
-            RelayCommand.class,
-            DaemonCommand.class,
-            EntryCommand.class,
-            CommandLine.HelpCommand.class
-        })
+        footer = {"", "Every command takes --help. Exit status 2 means a usage or configuration error."})
 public final class Main implements Runnable {
     static final String VERSION = "portcullis 0.1.0";
 
@@ -45,7 +39,10 @@ public final class Main implements Runnable {
 
     /** Runs the command line with these streams; returns the exit status. Never throws. */
     public static int run(String[] args, InputStream stdin, PrintStream stdout, PrintStream stderr) {
-        CommandLine cli = commandLine(stdin);
+        if (Usage.answer(args, stdout)) {
+            return 0;
+        }
+        CommandLine cli = commandLine(stdin, named(args));
         cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
         cli.setParameterExceptionHandler(Main::usageError);
@@ -67,14 +64,56 @@ public final class Main implements Runnable {
      * manual pages from the model (scripts/dist.sh); it reads standard input if executed.
      */
     public static CommandLine commandLine() {
-        return commandLine(System.in);
+        return commandLine(System.in, name -> true);
     }
 
-    private static CommandLine commandLine(InputStream stdin) {
+    /**
+     * The command line with the whole model of each subcommand that {@code whole} takes, and of the
+     * others only what the top level's help shows of them: their name and description, read from
+     * their annotation without loading what they use. {@code portcullis --help} so builds no
+     * subcommand's options and initialises no subcommand class (Jackson, Netty, docker-java behind
+     * them), and {@code run} builds its own alone (decision D75).
+     */
+    private static CommandLine commandLine(InputStream stdin, Predicate<String> whole) {
         CommandLine cli = new CommandLine(new Main(stdin));
+        // The subcommands, in the order the help lists them; help follows them. Loaded here, not
+        // when this class is, which help answered from its text (Usage) never needs.
+        List<Class<?>> commands = List.of(
+                RunCommand.class,
+                DemoCommand.class,
+                CheckCommand.class,
+                OwnerCommand.class,
+                RelayCommand.class,
+                DaemonCommand.class,
+                EntryCommand.class);
+        for (Class<?> command : commands) {
+            Command annotation = command.getAnnotation(Command.class);
+            cli.addSubcommand(annotation.name(), whole.test(annotation.name()) ? command : summary(annotation));
+        }
+        cli.addSubcommand(new CommandLine.HelpCommand());
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         giveVersion(cli);
         return cli;
+    }
+
+    /**
+     * The subcommands these arguments can reach: each argument before {@code --} that names one
+     * ({@code run ...}, {@code help run}); the top level's options and a misspelt name reach none.
+     */
+    private static Predicate<String> named(String[] args) {
+        List<String> all = Arrays.asList(args);
+        int end = all.indexOf("--");
+        return Set.copyOf(end < 0 ? all : all.subList(0, end))::contains;
+    }
+
+    /** A subcommand as the top level's help lists it, for a command line that does not run it. */
+    private static CommandSpec summary(Command annotation) {
+        CommandSpec summary = CommandSpec.create().name(annotation.name()).aliases(annotation.aliases());
+        summary.usageMessage()
+                .header(annotation.header())
+                .description(annotation.description())
+                .hidden(annotation.hidden());
+        return summary;
     }
 
     /** Every subcommand answers --version with the top level's line. */

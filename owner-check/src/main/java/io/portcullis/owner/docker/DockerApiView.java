@@ -33,8 +33,20 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DockerApiView.class);
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
     private static final Duration RESPONSE_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * When the view first lists and subscribes. docker-java's client is slow to build (its
+     * configuration, Jackson, a TLS context even for a unix socket; docs/benchmarks.md): a command
+     * that ends sooner ({@code check}, a {@code run} of a short command) never builds it, and a
+     * question asked before this lists at once, as a stale view does.
+     */
+    private static final Duration FIRST_REFRESH = Duration.ofSeconds(2);
 
-    private final DockerClient client;
+    private final URI endpoint;
+    private final Object clientLock = new Object();
+    /** Built on first use; none once closed. Both under {@link #clientLock}. */
+    private DockerClient client;
+
+    private boolean closed;
     private final ScheduledExecutorService timer;
     private final Object lock = new Object();
     private volatile List<ContainerInfo> view = List.of();
@@ -47,19 +59,18 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     private volatile List<DockerNetworks.Block> subnets = List.of();
     private volatile DockerNetworks networks;
 
-    /** Connects lazily: nothing here fails when Docker is down. */
+    /**
+     * Connects lazily: nothing here fails when Docker is down, and docker-java's client is built by
+     * the first question or refresh.
+     *
+     * @throws IllegalArgumentException when {@code endpoint} is not a {@code unix://}, {@code tcp://}
+     *     or {@code npipe://} URI
+     */
     public DockerApiView(String endpoint, Duration relistEvery) {
-        URI host = URI.create(endpoint);
-        DefaultDockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder()
-                .withDockerHost(endpoint)
-                .withDockerTlsVerify(false)
-                .build();
-        ZerodepDockerHttpClient http = new ZerodepDockerHttpClient.Builder()
-                .dockerHost(host)
-                .connectionTimeout(CONNECT_TIMEOUT)
-                .responseTimeout(RESPONSE_TIMEOUT)
-                .build();
-        this.client = DockerClientImpl.getInstance(config, http);
+        this.endpoint = URI.create(endpoint);
+        if (!List.of("unix", "tcp", "npipe").contains(String.valueOf(this.endpoint.getScheme()))) {
+            throw new IllegalArgumentException("endpoint: " + endpoint + " (expected: unix://PATH or tcp://HOST:PORT)");
+        }
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "owner-docker-view");
             t.setDaemon(true);
@@ -68,7 +79,28 @@ public final class DockerApiView implements DockerView, AutoCloseable {
         this.bridges = BridgeInterfaces.read();
         this.networks = new DockerNetworks(bridges);
         long every = relistEvery.toMillis();
-        timer.scheduleWithFixedDelay(this::refresh, 0, every, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::refresh, FIRST_REFRESH.toMillis(), every, TimeUnit.MILLISECONDS);
+    }
+
+    private DockerClient client() {
+        synchronized (clientLock) {
+            if (closed) {
+                throw new IllegalStateException("docker view closed");
+            }
+            if (client == null) {
+                DefaultDockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder()
+                        .withDockerHost(endpoint.toString())
+                        .withDockerTlsVerify(false)
+                        .build();
+                ZerodepDockerHttpClient http = new ZerodepDockerHttpClient.Builder()
+                        .dockerHost(endpoint)
+                        .connectionTimeout(CONNECT_TIMEOUT)
+                        .responseTimeout(RESPONSE_TIMEOUT)
+                        .build();
+                client = DockerClientImpl.getInstance(config, http);
+            }
+            return client;
+        }
     }
 
     @Override
@@ -82,7 +114,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
             // the old view instead of learning that Docker is down.
             long before = invalidations.get();
             try {
-                List<ContainerInfo> listed = client.listContainersCmd().exec().stream()
+                List<ContainerInfo> listed = client().listContainersCmd().exec().stream()
                         .map(Containers::info)
                         .toList();
                 view = listed;
@@ -115,7 +147,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
 
     private void listNetworks() {
         List<String> cidrs = new ArrayList<>();
-        for (Network network : client.listNetworksCmd().exec()) {
+        for (Network network : client().listNetworksCmd().exec()) {
             if (network.getIpam() == null || network.getIpam().getConfig() == null) {
                 continue;
             }
@@ -171,12 +203,19 @@ public final class DockerApiView implements DockerView, AutoCloseable {
         // Set before exec: a stream that fails at once calls lost() after this, not before.
         events = stream;
         try {
-            client.eventsCmd()
+            client().eventsCmd()
                     .withEventTypeFilter(EventType.CONTAINER, EventType.NETWORK)
                     .exec(stream);
         } catch (RuntimeException e) {
             lost();
             throw e;
+        }
+    }
+
+    /** Whether docker-java's client has been built (by a question or a refresh). */
+    boolean clientBuilt() {
+        synchronized (clientLock) {
+            return client != null;
         }
     }
 
@@ -199,11 +238,18 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     public void close() {
         timer.shutdownNow();
         Closeable stream = events;
+        DockerClient built;
+        synchronized (clientLock) {
+            closed = true;
+            built = client;
+        }
         try {
             if (stream != null) {
                 stream.close();
             }
-            client.close();
+            if (built != null) {
+                built.close();
+            }
         } catch (IOException e) {
             LOG.debug("docker client close: {}", e.toString());
         }

@@ -1,5 +1,6 @@
 package io.portcullis.owner.docker;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,6 +43,26 @@ class DockerApiViewTest {
             assertThrows(DockerDownException.class, () -> view.containers(false));
             assertThrows(DockerDownException.class, () -> view.containers(true));
         }
+    }
+
+    /** Issue 25 (#1): a command that asks nothing of Docker (check, a short run) never builds docker-java's client. */
+    @Test
+    void theClientIsBuiltByTheFirstQuestion(@TempDir Path dir) throws DockerDownException {
+        try (DockerApiView view = new DockerApiView("unix://" + dir.resolve("dead.sock"), NEVER)) {
+            assertFalse(view.clientBuilt());
+            assertThrows(DockerDownException.class, () -> view.containers(false));
+            assertTrue(view.clientBuilt());
+        }
+        try (DockerApiView view = new DockerApiView(DockerWorld.ENDPOINT, NEVER)) {
+            assertFalse(view.clientBuilt());
+            view.containers(true);
+            assertTrue(view.clientBuilt());
+        }
+    }
+
+    @Test
+    void anEndpointOfAnotherSchemeIsRefusedAtOnce() {
+        assertThrows(IllegalArgumentException.class, () -> new DockerApiView("http://localhost:2375", NEVER));
     }
 
     private static boolean seen(DockerApiView view, String id) {

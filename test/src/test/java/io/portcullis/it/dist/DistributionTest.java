@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.portcullis.it.world.Run;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -107,6 +110,83 @@ class DistributionTest {
                 30);
         assertEquals(0, run.exit(), run.toString());
         assertFalse(run.err().contains("AOT"), run.err());
+    }
+
+    /**
+     * Decision D74: the command line's AOT cache was trained by the runtime beside it, on the class
+     * path of the jar's manifest, and maps after the move to this prefix.
+     */
+    @Test
+    void theCommandLinesStartUpCacheIsUsableWhereItWasInstalled() throws Exception {
+        Path home = installed.prefix().resolve("lib/portcullis");
+        assertTrue(Files.size(home.resolve("portcullis.aot")) > 0);
+        Run run = Run.of(
+                installed.command(List.of(
+                        home.resolve("runtime/bin/java").toString(),
+                        "-XX:AOTMode=on",
+                        "-XX:AOTCache=" + home.resolve("portcullis.aot"),
+                        "-XX:TieredStopAtLevel=1",
+                        "-XX:+UseSerialGC",
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-XX:+DisableAttachMechanism",
+                        "-XX:-EnableDynamicAgentLoading",
+                        "-XX:-UsePerfData",
+                        "-cp",
+                        home.resolve("portcullis.jar").toString(),
+                        "io.portcullis.cli.Main",
+                        "--version")),
+                "",
+                30);
+        assertEquals(0, run.exit(), run.toString());
+        assertEquals("portcullis 0.1.0\n", run.out(), run.toString());
+        assertEquals("", run.err(), run.toString());
+    }
+
+    /**
+     * Decision D74: a run prints the same with the command line's cache, without it (-Xshare:off,
+     * which the JVM refuses beside a cache, so the launcher gives none) and with a damaged one (a
+     * copy of this installation whose cache is cut in half): the cache changes how long a start
+     * takes and nothing else.
+     */
+    @Test
+    void aRunPrintsTheSameWithItsCacheWithoutItAndWithADamagedOne() throws Exception {
+        Path copy = dir.resolve("copy");
+        Run copied = Run.of(List.of("cp", "-a", installed.prefix().toString(), copy.toString()), "", 120);
+        assertEquals(0, copied.exit(), copied.toString());
+        Path cache = copy.resolve("lib/portcullis/portcullis.aot");
+        try (FileChannel file = FileChannel.open(cache, StandardOpenOption.WRITE)) {
+            file.truncate(file.size() / 2);
+        }
+        Path host = dir.resolve("host.json");
+        Files.writeString(host, "{\"dns\": {\"servers\": [\"127.0.0.1:9\"], \"timeoutMillis\": 500}}");
+        List<String> args =
+                List.of("run", "--host", host.toString(), "--", "/bin/sh", "-c", "echo out; echo err >&2; exit 3");
+
+        Run cached = installed.run(args);
+        ProcessBuilder uncached = installed.portcullis(args);
+        uncached.environment().put("PORTCULLIS_JAVA_OPTS", "-Xshare:off");
+        Run without = Run.of(uncached, "", 60);
+        List<String> damagedArgv =
+                new ArrayList<>(List.of(copy.resolve("bin/portcullis").toString()));
+        damagedArgv.addAll(args);
+        Run damaged = Run.of(installed.command(damagedArgv), "", 60);
+
+        for (Run run : List.of(cached, without, damaged)) {
+            assertEquals(3, run.exit(), run.toString());
+            assertEquals("out\n", run.out(), run.toString());
+            assertFalse(
+                    Pattern.compile("aot|cds|shared (archive|class)", Pattern.CASE_INSENSITIVE)
+                            .matcher(run.err())
+                            .find(),
+                    run.err());
+        }
+        assertEquals(withoutTimes(cached.err()), withoutTimes(without.err()));
+        assertEquals(withoutTimes(cached.err()), withoutTimes(damaged.err()));
+    }
+
+    /** The operational log's lines with their time left out, which is all that differs from run to run. */
+    private static String withoutTimes(String err) {
+        return err.replaceAll("\"time\":\"[^\"]*\"", "\"time\":\"\"");
     }
 
     /**
