@@ -137,7 +137,12 @@ class ListenerBrokenTest {
         try {
             assertEquals(
                     Handoff.ACCEPTED,
-                    Sender.handOver(spawn.socket(), List.of(proxy, dns), new int[] {proxyFd, kept}, 10_000));
+                    Sender.handOver(
+                            spawn.socket(),
+                            Handoff.Key.parse(spawn.handoffKey()),
+                            List.of(proxy, dns),
+                            new int[] {proxyFd, kept},
+                            10_000));
             Posix.closeQuietly(proxyFd);
             spawn.handedOver().get(5, TimeUnit.SECONDS);
 
