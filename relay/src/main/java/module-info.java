@@ -9,7 +9,7 @@
 module io.portcullis.relay {
     requires transitive io.portcullis.owner;
     requires transitive io.netty.transport;
-    requires io.portcullis.wire;
+    requires transitive io.portcullis.wire;
     requires io.portcullis.log;
     requires com.fasterxml.jackson.annotation;
     requires com.fasterxml.jackson.core;

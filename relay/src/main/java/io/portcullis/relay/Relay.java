@@ -12,6 +12,8 @@ import io.portcullis.relay.decide.Judge;
 import io.portcullis.relay.generation.Generation;
 import io.portcullis.relay.generation.GenerationFactory;
 import io.portcullis.relay.generation.Retirement;
+import io.portcullis.relay.handoff.BoundSpawn;
+import io.portcullis.relay.handoff.HandoffRefused;
 import io.portcullis.relay.handoff.SpawnBinding;
 import io.portcullis.relay.handoff.StaleSpawns;
 import io.portcullis.relay.observe.DecisionSink;
@@ -20,6 +22,8 @@ import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.transport.Transport;
+import io.portcullis.wire.Posix;
+import io.portcullis.wire.Receiver;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -136,10 +140,49 @@ public final class Relay implements AutoCloseable {
     }
 
     private SpawnHandle bind(SpawnPolicy policy) throws IOException {
-        return new SpawnHandle(binding.bind(policy, closed -> {
-            spawns.computeIfPresent(closed.id(), (id, handle) -> handle.views(closed) ? null : handle);
-            ids.remove(closed.id());
-        }));
+        return new SpawnHandle(binding.bind(policy, this::closed));
+    }
+
+    private void closed(BoundSpawn closed) {
+        spawns.computeIfPresent(closed.id(), (id, handle) -> handle.views(closed) ? null : handle);
+        ids.remove(closed.id());
+    }
+
+    /**
+     * Serves {@code policy}'s spawn again on the listening sockets that another relay carried here,
+     * or that this host kept while the relay restarted (SPEC R44): there is no spawn socket, and the
+     * spawn serves before this returns ({@link SpawnHandle.State#SERVING}). The sockets are checked
+     * as a hand-over's are (SPEC R4): each a listening TCP socket (UDP for DNS) bound to exactly the
+     * loopback address and port it claims, made in the network namespace the carried origin names,
+     * and together exactly the sockets the policy calls for. The door token is the one the policy's
+     * token file holds already, which the spawn's program read: it is kept, never minted again.
+     * Takes the descriptors: refused, every one is closed and the token file stays as it was.
+     * Not from an event loop.
+     *
+     * @param carried what the other relay's {@link SpawnHandle#carried()} gave, with descriptors of
+     *     this process (received over SCM_RIGHTS, or inherited)
+     * @throws IOException when the sockets or the token are not the spawn's: a {@code HandoffRefused}
+     *     whose message starts {@code bad-handoff: } and says why
+     * @throws IllegalStateException when a spawn with the same id is open, or the relay is draining or closed
+     */
+    public SpawnHandle restore(SpawnPolicy policy, Receiver.Carried carried) throws IOException {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(carried, "carried");
+        if (!accepting() || !ids.add(policy.id())) {
+            carried.sockets().forEach(held -> Posix.closeQuietly(held.fd()));
+            throw accepting()
+                    ? new IllegalStateException("spawn " + policy.id() + ": already open (expected: a new id)")
+                    : new IllegalStateException(
+                            "relay: " + (draining ? "draining" : "closed") + " (expected: open, not draining)");
+        }
+        try {
+            SpawnHandle handle = new SpawnHandle(binding.restore(policy, carried, this::closed));
+            spawns.put(policy.id(), handle);
+            return handle;
+        } catch (HandoffRefused | RuntimeException e) {
+            ids.remove(policy.id());
+            throw e;
+        }
     }
 
     /** The open spawns. */

@@ -3,7 +3,10 @@ package io.portcullis.relay;
 import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.handoff.BoundSpawn;
 import io.portcullis.relay.handoff.SpawnPorts;
+import io.portcullis.relay.handoff.SpawnSocket;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.wire.Receiver;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
@@ -55,9 +58,24 @@ public final class SpawnHandle implements AutoCloseable {
         return spawn.policy();
     }
 
-    /** The unix socket the spawn's entry hands its sockets over on (mode 0600); removed once used. */
+    /**
+     * The unix socket the spawn's entry hands its sockets over on (mode 0600); removed once used.
+     *
+     * @throws IllegalStateException for a {@linkplain #restored() restored} spawn, which has none
+     */
     public Path socket() {
-        return spawn.socket().path();
+        return spawnSocket().path();
+    }
+
+    /** Whether the spawn was restored from sockets another relay carried ({@link Relay#restore}): it has no spawn socket. */
+    public boolean restored() {
+        return spawn.socket().isEmpty();
+    }
+
+    private SpawnSocket spawnSocket() {
+        return spawn.socket()
+                .orElseThrow(() -> new IllegalStateException(
+                        "spawn " + id() + ": restored, it has no spawn socket (expected: a spawn this relay opened)"));
     }
 
     /**
@@ -66,12 +84,16 @@ public final class SpawnHandle implements AutoCloseable {
      * alone until the hand-over: never log it, never put it on a command line.
      */
     public String handoffKey() {
-        return spawn.socket().key().text();
+        return spawnSocket().key().text();
     }
 
-    /** The directory that holds the socket (mode 0700, or 0711 for another peer uid); removed with it. */
+    /**
+     * The directory that holds the socket (mode 0700, or 0711 for another peer uid); removed with it.
+     *
+     * @throws IllegalStateException for a {@linkplain #restored() restored} spawn, which has none
+     */
     public Path directory() {
-        return spawn.socket().directory();
+        return spawnSocket().directory();
     }
 
     /** The proxy port inside the namespace, moved up past the forwards and the door. */
@@ -110,7 +132,7 @@ public final class SpawnHandle implements AutoCloseable {
 
     /**
      * Completes once the entry's hand-over was accepted and the relay accepts on its sockets;
-     * completes exceptionally when it was refused (caused by a {@code HandoffRefused}, and the relay
+     * complete from the start for a restored spawn; completes exceptionally when it was refused (caused by a {@code HandoffRefused}, and the relay
      * then closes the spawn: it can never be handed over again) or the spawn closed first.
      */
     public CompletableFuture<Void> handedOver() {
@@ -120,6 +142,19 @@ public final class SpawnHandle implements AutoCloseable {
     /** The network namespace (its inode) whose sockets this spawn serves, once handed over. */
     public OptionalLong namespace() {
         return spawn.namespace();
+    }
+
+    /**
+     * What another relay needs to serve this spawn (SPEC R44), beside its {@link #policy()} (which
+     * names its door token file): the network namespace its sockets were made in and each listening
+     * socket, as the hand-over named it, with this relay's descriptor of it. Empty unless the spawn
+     * serves. The descriptors stay this relay's and open while the spawn is: pass them on (SCM_RIGHTS
+     * copies them), never close them. Give them to {@link Relay#restore} on the other side.
+     *
+     * @throws IOException when the namespace's cookie cannot be read (SO_NETNS_COOKIE, Linux 5.14)
+     */
+    public Optional<Receiver.Carried> carried() throws IOException {
+        return spawn.carried();
     }
 
     /** The number of open connections on the spawn's sockets now. */
@@ -159,6 +194,16 @@ public final class SpawnHandle implements AutoCloseable {
     /** Stops taking new connections (a relay draining); see {@link BoundSpawn#stopAccepting()}. */
     void stopAccepting() {
         spawn.stopAccepting();
+    }
+
+    /**
+     * Closes the spawn in this relay once another serves it (SPEC R44): as {@link #close()}, but the
+     * door token's file stays, since the other relay checks the same token. The listening sockets
+     * stay open in the relay that holds them too: closing this relay's descriptors closes nothing
+     * there.
+     */
+    public void letGo() {
+        spawn.letGo();
     }
 
     /**

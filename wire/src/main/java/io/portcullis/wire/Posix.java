@@ -48,6 +48,7 @@ public final class Posix {
     static final int SO_PROTOCOL = 38;
     static final int SO_DOMAIN = 39;
     static final int SO_PEERPIDFD = 77;
+    static final int SO_NETNS_COOKIE = 71;
     public static final int IPPROTO_IP = 0;
     public static final int IP_RECVERR = 11;
     static final int IPPROTO_IPV6 = 41;
@@ -367,6 +368,33 @@ public final class Posix {
             length.set(JAVA_INT, 0, 4);
             check("getsockopt", invoke(Call.GETSOCKOPT, fd, level, name, value, length));
             return value.get(JAVA_INT, 0);
+        }
+    }
+
+    /**
+     * The cookie of the network namespace that socket {@code fd} was made in (SO_NETNS_COOKIE, Linux
+     * 5.14): a number no other namespace has while the machine runs, readable without privilege.
+     * ENOPROTOOPT on an older kernel.
+     */
+    public static long namespaceCookie(int fd) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = arena.allocate(8, 8);
+            MemorySegment length = arena.allocate(4);
+            length.set(JAVA_INT, 0, 8);
+            check(
+                    "getsockopt SO_NETNS_COOKIE",
+                    invoke(Call.GETSOCKOPT, fd, SOL_SOCKET, SO_NETNS_COOKIE, value, length));
+            return value.get(JAVA_LONG, 0);
+        }
+    }
+
+    /** The cookie of this process's own network namespace ({@link #namespaceCookie}). */
+    public static long ownNamespaceCookie() throws Failure {
+        int fd = check("socket", invoke(Call.SOCKET, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        try {
+            return namespaceCookie(fd);
+        } finally {
+            closeQuietly(fd);
         }
     }
 

@@ -150,14 +150,7 @@ public final class Receiver {
      * checked like the rest.
      */
     static List<Wanted> forHost(List<Wanted> wanted, Namespace peer) throws IOException {
-        if (!peer.same(Namespace.ofProcess(ProcessHandle.current().pid()))) {
-            return wanted;
-        }
-        return wanted.stream()
-                .map(want -> want.kind() == Kind.FORWARD || want.kind() == Kind.DNS || want.kind() == Kind.NAMED
-                        ? new Wanted(want.kind(), want.address(), false)
-                        : want)
-                .toList();
+        return peer.same(Namespace.ofProcess(ProcessHandle.current().pid())) ? relaxed(wanted) : wanted;
     }
 
     /**
@@ -252,10 +245,40 @@ public final class Receiver {
             return new Refused(
                     fds.size() + " descriptors for " + handoff.sockets().size() + " sockets (expected: one each)");
         }
-        Set<Handoff.Socket> seen = new HashSet<>();
-        List<Held> held = new ArrayList<>();
+        List<Held> claimed = new ArrayList<>();
         for (int i = 0; i < fds.size(); i++) {
-            Handoff.Socket socket = handoff.sockets().get(i);
+            claimed.add(new Held(handoff.sockets().get(i), fds.get(i)));
+        }
+        Outcome outcome = check(
+                claimed,
+                (fd, udp) -> sameNamespace(fd, peer, udp),
+                "made in another network namespace than the entry's (expected: the entry's own)",
+                wanted,
+                peer.inode());
+        if (outcome instanceof Accepted) {
+            fds.clear();
+        }
+        return outcome;
+    }
+
+    /** Whether a socket was made in the spawn's network namespace. */
+    @FunctionalInterface
+    private interface Home {
+        boolean holds(int fd, boolean udp) throws IOException;
+    }
+
+    /**
+     * Checks every claimed socket against what the kernel says of its descriptor and against
+     * {@code wanted}; accepted, the descriptors are made non-blocking and are the caller's, else
+     * none is closed here.
+     *
+     * @param elsewhere why a socket that {@code home} does not hold is refused
+     */
+    private static Outcome check(List<Held> claimed, Home home, String elsewhere, List<Wanted> wanted, long inode)
+            throws IOException {
+        Set<Handoff.Socket> seen = new HashSet<>();
+        for (int i = 0; i < claimed.size(); i++) {
+            Handoff.Socket socket = claimed.get(i).socket();
             String name = "socket " + i + " (" + socket + ")";
             if (wanted.stream().noneMatch(want -> want.socket().equals(socket))) {
                 return new Refused(name + " is not one this spawn's policy calls for (expected: "
@@ -264,11 +287,10 @@ public final class Receiver {
             if (!seen.add(socket)) {
                 return new Refused(name + " is there twice (expected: once)");
             }
-            Optional<String> problem = facts(fds.get(i), socket, peer);
+            Optional<String> problem = facts(claimed.get(i).fd(), socket, home, elsewhere);
             if (problem.isPresent()) {
                 return new Refused(name + ": " + problem.get());
             }
-            held.add(new Held(socket, fds.get(i)));
         }
         for (Wanted want : wanted) {
             if (want.required() && !seen.contains(want.socket())) {
@@ -276,15 +298,79 @@ public final class Receiver {
                         + " calls for)");
             }
         }
-        for (Held socket : held) {
+        for (Held socket : claimed) {
             Posix.nonBlocking(socket.fd());
         }
-        fds.clear();
-        return new Accepted(held, peer.inode());
+        return new Accepted(claimed, inode);
     }
 
-    /** What the kernel says of one descriptor, against what its header entry claims. */
-    private static Optional<String> facts(int fd, Handoff.Socket socket, Namespace peer) throws IOException {
+    /**
+     * The network namespace that a carried spawn's sockets were made in (SPEC R44), as the relay
+     * that carries it names it: its inode (for the log) and its cookie ({@link
+     * Posix#namespaceCookie}), which no other namespace has while the machine runs.
+     */
+    public record Origin(long inode, long cookie) {}
+
+    /**
+     * A serving spawn as one relay carries it to another (SPEC R44): the namespace its sockets
+     * were made in and each listening socket with a descriptor of it, in the order the hand-over
+     * named them. With the spawn's policy, it is all another relay needs to serve the spawn.
+     */
+    public record Carried(Origin origin, List<Held> sockets) {
+        public Carried {
+            Objects.requireNonNull(origin, "origin");
+            sockets = List.copyOf(sockets);
+        }
+    }
+
+    /**
+     * Checks the listening sockets of a spawn that one relay carries to another, or that a relay
+     * takes back after a restart (SPEC R44), as a hand-over's are checked: each must be what its
+     * claim says (type, listening, bound to exactly that loopback address and port), made in the
+     * network namespace its origin names, and one the policy calls for; every required socket
+     * must be there, none twice. There is no message and no key: the caller knows who gave the
+     * descriptors. Where that is the relay's own namespace, the sockets a forward, the
+     * DNS socket and the named ones may be missing, as in a hand-over (decision D29). Takes the descriptors:
+     * accepted, they are the caller's (non-blocking); refused, every one is closed.
+     */
+    public static Outcome restore(Carried carried, List<Wanted> wanted) {
+        List<Held> claimed = carried.sockets();
+        Origin origin = carried.origin();
+        boolean accepted = false;
+        try {
+            if (claimed.isEmpty() || claimed.size() > Handoff.MAX_SOCKETS) {
+                return new Refused(claimed.size() + " sockets (expected: 1-" + Handoff.MAX_SOCKETS + ")");
+            }
+            List<Wanted> relaxed = origin.cookie() == Posix.ownNamespaceCookie() ? relaxed(wanted) : wanted;
+            Outcome outcome = check(
+                    claimed,
+                    (fd, udp) -> Posix.namespaceCookie(fd) == origin.cookie(),
+                    "made in another network namespace than the spawn's (expected: net:[" + origin.inode() + "])",
+                    relaxed,
+                    origin.inode());
+            accepted = outcome instanceof Accepted;
+            return outcome;
+        } catch (RuntimeException | IOException e) {
+            return new Refused("the sockets cannot be checked: " + e.getMessage());
+        } finally {
+            if (!accepted) {
+                claimed.forEach(held -> Posix.closeQuietly(held.fd()));
+            }
+        }
+    }
+
+    /** What the relay's own namespace may leave out (see {@link #forHost}). */
+    private static List<Wanted> relaxed(List<Wanted> wanted) {
+        return wanted.stream()
+                .map(want -> want.kind() == Kind.FORWARD || want.kind() == Kind.DNS || want.kind() == Kind.NAMED
+                        ? new Wanted(want.kind(), want.address(), false)
+                        : want)
+                .toList();
+    }
+
+    /** What the kernel says of one descriptor, against what its claim says. */
+    private static Optional<String> facts(int fd, Handoff.Socket socket, Home home, String elsewhere)
+            throws IOException {
         int type;
         try {
             type = Posix.intOption(fd, Posix.SOL_SOCKET, Posix.SO_TYPE);
@@ -313,13 +399,11 @@ public final class Receiver {
         }
         boolean same;
         try {
-            same = sameNamespace(fd, peer, udp);
+            same = home.holds(fd, udp);
         } catch (IOException e) {
             return Optional.of("cannot tell its network namespace (" + e.getMessage() + ")");
         }
-        return same
-                ? Optional.empty()
-                : Optional.of("made in another network namespace than the entry's (expected: the entry's own)");
+        return same ? Optional.empty() : Optional.of(elsewhere);
     }
 
     /**

@@ -91,6 +91,68 @@ public final class DoorToken {
     }
 
     /**
+     * The token that {@code file} holds already, written by the relay that served the spawn before
+     * this one (SPEC R44): the spawn's program read it there, so it must stay as it is. The file must
+     * be a regular file (not a link) of mode 0400 owned by {@code owner} (or the relay's uid when
+     * absent) holding exactly 64 lowercase hex digits, in a directory checked as {@link #mint}
+     * checks it. The file is left in place; the message of a failure names it, never the token.
+     */
+    public static DoorToken adopt(Path file, OptionalInt owner) throws IOException {
+        Objects.requireNonNull(file, "file");
+        int relayUid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        checkDirectory(file, relayUid);
+        PosixFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            throw new IOException("door.tokenFile: " + file + " is gone (expected: the token the spawn was given)", e);
+        }
+        int uid = (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        int expected = owner.orElse(relayUid);
+        String mode = PosixFilePermissions.toString(attributes.permissions());
+        if (!attributes.isRegularFile()
+                || attributes.size() != 2 * BYTES
+                || !mode.equals("r--------")
+                || uid != expected) {
+            throw new IOException(
+                    "door.tokenFile: " + file + " is " + (attributes.isRegularFile() ? "a file" : "not a file")
+                            + " of " + attributes.size() + " bytes, mode " + mode + ", uid " + uid
+                            + " (expected: a token file of "
+                            + 2 * BYTES + " bytes, mode r--------, uid " + expected + ")");
+        }
+        byte[] text = new byte[2 * BYTES + 1];
+        try (SeekableByteChannel in =
+                Files.newByteChannel(file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+            ByteBuffer buffer = ByteBuffer.wrap(text);
+            while (buffer.hasRemaining() && in.read(buffer) >= 0) {
+                // read to the end, or one byte past a token
+            }
+            int length = buffer.position();
+            byte[] token = Arrays.copyOf(text, length);
+            try {
+                if (length != 2 * BYTES || !lowercaseHex(token)) {
+                    throw new IOException("door.tokenFile: " + file + " does not hold a token (expected: " + 2 * BYTES
+                            + " lowercase hex digits)");
+                }
+                return new DoorToken(file, sha256(token));
+            } finally {
+                Arrays.fill(token, (byte) 0);
+            }
+        } finally {
+            Arrays.fill(text, (byte) 0);
+        }
+    }
+
+    private static boolean lowercaseHex(byte[] text) {
+        for (byte c : text) {
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * A token file that a relay killed with SIGKILL left behind is removed, so the same command can
      * start again: a regular file (not a link) of mode 0400 holding exactly 64 lowercase hex digits,
      * in a directory that only the relay or root can write. Anything else there stays, and minting

@@ -1,9 +1,12 @@
 package io.portcullis.relay.handoff;
 
 import io.netty.channel.Channel;
+import io.netty.channel.unix.UnixChannel;
 import io.portcullis.relay.accept.SpawnParts;
 import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Posix;
 import io.portcullis.wire.Receiver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,7 +22,8 @@ import java.util.function.Consumer;
 
 /**
  * One open spawn's life: its spawn socket, until the entry hands the namespace's sockets over on
- * it, then those sockets, which the relay accepts on. {@link #close()} closes the spawn socket if
+ * it, then those sockets, which the relay accepts on. A spawn restored from another relay (SPEC
+ * R44) has no spawn socket: it serves its carried sockets from the start. {@link #close()} closes the spawn socket if
  * it is still there, the handed-over sockets (new connections in the namespace are then refused)
  * and every connection, and removes the door token's file; it is safe to call more than once, from
  * any thread but an event loop's (it waits for the channels to close). The embedding API's {@code
@@ -35,8 +39,9 @@ public final class BoundSpawn implements AutoCloseable {
     private final SpawnParts parts;
     private final Optional<DoorToken> token;
     private final Consumer<BoundSpawn> onClose;
-    private final SpawnSocket socket;
+    private final Optional<SpawnSocket> socket;
     private final List<Channel> listeners = new ArrayList<>();
+    private final List<Handoff.Socket> serving = new ArrayList<>();
     private boolean closed;
     private boolean stopped;
     private Optional<String> broken = Optional.empty();
@@ -60,7 +65,17 @@ public final class BoundSpawn implements AutoCloseable {
         this.ports = Objects.requireNonNull(ports, "ports");
         this.token = Objects.requireNonNull(token, "token");
         this.onClose = Objects.requireNonNull(onClose, "onClose");
-        this.socket = SpawnSocket.open(parent, context, accepted -> adopt.apply(this, accepted));
+        this.socket = Optional.of(SpawnSocket.open(parent, context, accepted -> adopt.apply(this, accepted)));
+    }
+
+    /** A restored spawn: no spawn socket; it serves once {@link #listening} took its carried sockets. */
+    BoundSpawn(SpawnParts parts, SpawnPorts ports, Optional<DoorToken> token, Consumer<BoundSpawn> onClose) {
+        this.parts = Objects.requireNonNull(parts, "parts");
+        this.policy = parts.policy();
+        this.ports = Objects.requireNonNull(ports, "ports");
+        this.token = Objects.requireNonNull(token, "token");
+        this.onClose = Objects.requireNonNull(onClose, "onClose");
+        this.socket = Optional.empty();
     }
 
     public String id() {
@@ -75,7 +90,8 @@ public final class BoundSpawn implements AutoCloseable {
         return ports;
     }
 
-    public SpawnSocket socket() {
+    /** The spawn socket; empty for a restored spawn, which was handed over to another relay. */
+    public Optional<SpawnSocket> socket() {
         return socket;
     }
 
@@ -92,7 +108,8 @@ public final class BoundSpawn implements AutoCloseable {
      * completes exceptionally when it was refused ({@link HandoffRefused}) or the spawn closed first.
      */
     public CompletableFuture<Void> handedOver() {
-        return socket.handedOver().thenApply(accepted -> null);
+        return socket.map(open -> open.handedOver().thenApply(accepted -> (Void) null))
+                .orElseGet(() -> CompletableFuture.completedFuture(null));
     }
 
     /** The network namespace (its inode) whose sockets this spawn serves, once handed over. */
@@ -124,14 +141,41 @@ public final class BoundSpawn implements AutoCloseable {
         return broken;
     }
 
-    /** Takes the handed-over sockets' channels; false (and the caller closes them) once closed or stopped. */
-    synchronized boolean listening(List<Channel> servers, long inode) {
+    /**
+     * Takes the handed-over sockets' channels, in the order of {@code sockets}; false (and the
+     * caller closes them) once closed or stopped.
+     */
+    synchronized boolean listening(List<Channel> servers, List<Handoff.Socket> sockets, long inode) {
         if (closed || stopped) {
             return false;
         }
         listeners.addAll(servers);
+        serving.addAll(sockets);
         namespace = inode;
         return true;
+    }
+
+    /**
+     * What another relay needs to serve this spawn (SPEC R44): the namespace its sockets were made
+     * in and each listening socket with the relay's own descriptor of it; empty unless it serves
+     * (waiting, broken, stopped or closed). The descriptors stay this relay's, open while the spawn is.
+     *
+     * @throws IOException when the namespace's cookie cannot be read (Linux before 5.14)
+     */
+    public synchronized Optional<Receiver.Carried> carried() throws IOException {
+        if (closed || stopped || broken.isPresent() || listeners.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Receiver.Held> held = new ArrayList<>();
+        for (int i = 0; i < listeners.size(); i++) {
+            if (!(listeners.get(i) instanceof UnixChannel unix)) {
+                throw new IOException("spawn " + id() + ": its " + serving.get(i)
+                        + " socket has no descriptor to carry (expected: the epoll transport)");
+            }
+            held.add(new Receiver.Held(serving.get(i), unix.fd().intValue()));
+        }
+        long cookie = Posix.namespaceCookie(held.getFirst().fd());
+        return Optional.of(new Receiver.Carried(new Receiver.Origin(namespace, cookie), held));
     }
 
     /**
@@ -167,12 +211,25 @@ public final class BoundSpawn implements AutoCloseable {
             stopped = true;
             servers = List.copyOf(listeners);
         }
-        socket.close();
+        socket.ifPresent(SpawnSocket::close);
         servers.forEach(server -> server.close().syncUninterruptibly());
     }
 
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Closes the spawn in this relay while another serves it (SPEC R44): as {@link #close()}, but
+     * the door token's file stays, since the other relay's spawn checks the same token. Closing this
+     * relay's descriptors of the listening sockets leaves the sockets listening in the other.
+     */
+    public void letGo() {
+        close(false);
+    }
+
+    private void close(boolean removeToken) {
         List<Channel> servers;
         synchronized (this) {
             if (closed) {
@@ -182,12 +239,12 @@ public final class BoundSpawn implements AutoCloseable {
             servers = List.copyOf(listeners);
         }
         try {
-            socket.close();
+            socket.ifPresent(SpawnSocket::close);
             servers.forEach(server -> server.close().syncUninterruptibly());
             parts.connections().close().awaitUninterruptibly();
         } finally {
             try {
-                if (token.isPresent()) {
+                if (removeToken && token.isPresent()) {
                     token.get().remove();
                 }
             } catch (IOException e) {

@@ -12,6 +12,7 @@ import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.transport.Transport;
 import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Posix;
 import io.portcullis.wire.Receiver;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -67,11 +68,7 @@ public final class SpawnBinding {
      * @param onClose told once the spawn closed, whatever closed it
      */
     public BoundSpawn bind(SpawnPolicy policy, Consumer<BoundSpawn> onClose) throws IOException {
-        SpawnPorts ports = new SpawnPorts(
-                policy.effectiveProxyPort(),
-                forwardPorts(policy),
-                policy.door().map(SpawnPolicy.Door::port).orElse(0),
-                policy.named().stream().map(SpawnPolicy.Named::address).toList());
+        SpawnPorts ports = ports(policy);
         Optional<DoorToken> token = policy.door().isPresent()
                 ? Optional.of(DoorToken.mint(policy.door().get().tokenFile(), policy.peerUid(), random))
                 : Optional.empty();
@@ -106,6 +103,65 @@ public final class SpawnBinding {
         }
     }
 
+    /**
+     * Serves {@code policy}'s spawn again on the sockets another relay carried here (SPEC R44),
+     * with no spawn socket: they are checked as a hand-over's are ({@link Receiver#restore}), the
+     * door token is the one already in the policy's token file ({@link DoorToken#adopt}), and the
+     * relay accepts on them before this returns. Refused, every descriptor is closed, the token
+     * file stays as it was, and the refusal is logged and written as a decision line of kind
+     * {@code handoff} with {@code bad-handoff}. Off the event loops (it waits for the registrations).
+     *
+     * @param onClose told once the spawn closed, whatever closed it
+     * @throws HandoffRefused when the sockets or the token are not the spawn's
+     */
+    public BoundSpawn restore(SpawnPolicy policy, Receiver.Carried carried, Consumer<BoundSpawn> onClose)
+            throws HandoffRefused {
+        SpawnPorts ports;
+        Optional<DoorToken> token;
+        try {
+            ports = ports(policy);
+            token = policy.door().isPresent()
+                    ? Optional.of(DoorToken.adopt(policy.door().get().tokenFile(), policy.peerUid()))
+                    : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            carried.sockets().forEach(held -> Posix.closeQuietly(held.fd()));
+            throw refused(policy.id(), e.getMessage());
+        }
+        Receiver.Accepted accepted;
+        switch (Receiver.restore(carried, ports.wanted())) {
+            case Receiver.Accepted checked -> accepted = checked;
+            case Receiver.Refused refusal -> throw refused(policy.id(), refusal.reason());
+            case Receiver.Unkeyed refusal -> throw refused(policy.id(), refusal.reason());
+        }
+        SpawnParts parts = new SpawnParts(policy, new DefaultChannelGroup("spawn-" + policy.id(), loops.next()), token);
+        BoundSpawn spawn = new BoundSpawn(parts, ports, token, onClose);
+        Optional<String> problem = adopt(spawn, accepted);
+        if (problem.isPresent()) {
+            spawn.letGo();
+            throw refused(policy.id(), problem.get());
+        }
+        return spawn;
+    }
+
+    /** Logs a refused restore, writes its decision line and returns the exception that says why. */
+    private HandoffRefused refused(String id, String reason) {
+        log.atWarn().addKeyValue("spawn", id).log("spawn {}: refused to restore it: {}", id, reason);
+        ConnectionRecord record =
+                ConnectionRecord.detached(id, relay.ids().incrementAndGet(), relay.clock(), relay.decisions());
+        record.kind("handoff");
+        record.deny(DenyCode.BAD_HANDOFF);
+        record.finish();
+        return new HandoffRefused(reason);
+    }
+
+    private static SpawnPorts ports(SpawnPolicy policy) {
+        return new SpawnPorts(
+                policy.effectiveProxyPort(),
+                forwardPorts(policy),
+                policy.door().map(SpawnPolicy.Door::port).orElse(0),
+                policy.named().stream().map(SpawnPolicy.Named::address).toList());
+    }
+
     private static Set<Integer> forwardPorts(SpawnPolicy policy) {
         Set<Integer> ports = new TreeSet<>();
         policy.forwards().forEach(entry -> ports.add(entry.target().port()));
@@ -117,7 +173,10 @@ public final class SpawnBinding {
         return listeners.adopt(
                 spawn.parts(),
                 accepted,
-                servers -> spawn.listening(servers, accepted.namespace()),
+                servers -> spawn.listening(
+                        servers,
+                        accepted.sockets().stream().map(Receiver.Held::socket).toList(),
+                        accepted.namespace()),
                 (socket, why) -> broken(spawn, socket, why));
     }
 
