@@ -44,6 +44,7 @@ public final class Posix {
     static final int SO_REUSEADDR = 2;
     static final int SO_TYPE = 3;
     static final int SO_RCVTIMEO = 20;
+    static final int SO_SNDTIMEO = 21;
     static final int SO_ACCEPTCONN = 30;
     static final int SO_PROTOCOL = 38;
     static final int SO_DOMAIN = 39;
@@ -574,6 +575,21 @@ public final class Posix {
     public static void nonBlocking(int fd) throws Failure {
         int flags = check("fcntl", invoke(Call.FCNTL, fd, F_GETFL, 0));
         check("fcntl", invoke(Call.FCNTL, fd, F_SETFL, flags | O_NONBLOCK));
+    }
+
+    /**
+     * Makes the socket {@code fd} blocking, a send on it failing (EAGAIN) once it waited {@code
+     * timeoutMillis} for room: for a connection that one thread now speaks on with these calls.
+     */
+    public static void blocking(int fd, int timeoutMillis) throws Failure {
+        int flags = check("fcntl", invoke(Call.FCNTL, fd, F_GETFL, 0));
+        check("fcntl", invoke(Call.FCNTL, fd, F_SETFL, flags & ~O_NONBLOCK));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment timeout = arena.allocate(16);
+            timeout.set(JAVA_LONG, 0, timeoutMillis / 1000);
+            timeout.set(JAVA_LONG, 8, (timeoutMillis % 1000) * 1000L);
+            check("setsockopt", invoke(Call.SETSOCKOPT, fd, SOL_SOCKET, SO_SNDTIMEO, timeout, 16));
+        }
     }
 
     /** Marks {@code fd} close-on-exec. */
