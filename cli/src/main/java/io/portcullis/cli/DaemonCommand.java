@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.portcullis.daemon.ControlNamespaces;
 import io.portcullis.daemon.Daemon;
+import io.portcullis.daemon.Predecessor;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.ops.ListenerLimits;
@@ -18,7 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -77,6 +79,15 @@ final class DaemonCommand implements Callable<Integer> {
     List<Path> controlNamespaces = new ArrayList<>();
 
     @Option(
+            names = "--upgrade",
+            description = "Take over from the daemon that serves --control now (same --control, same --dir): receive "
+                    + "every spawn it serves with its listening sockets, serve them, take the control socket's path, "
+                    + "then tell it to stop accepting, drain (its --drain) and exit. A connection that comes meanwhile "
+                    + "waits in the kernel's accept queue. If any step fails, the running daemon serves on and this one "
+                    + "exits 1 saying why.")
+    boolean upgrade;
+
+    @Option(
             names = "--dir",
             paramLabel = "PARENT",
             description = "Where the spawns' directories are made; default: the system's temporary directory.")
@@ -107,13 +118,18 @@ final class DaemonCommand implements Callable<Integer> {
         Daemon daemon;
         Optional<MetricsListener> metrics;
         try {
-            daemon = start(host, namespaces.orElseThrow());
+            daemon = upgrade ? takeOver(host, namespaces.orElseThrow()) : start(host, namespaces.orElseThrow());
             try {
-                metrics = service.listen(daemon.routes());
+                metrics = upgrade ? listenOnceFree(daemon) : service.listen(daemon.routes());
             } catch (IOException | RuntimeException e) {
                 daemon.close();
                 throw e;
             }
+        } catch (Predecessor.Failed e) {
+            log.error("upgrade failed, the running daemon serves on: {}", e.getMessage());
+            err.println("portcullis daemon --upgrade: failed, the running daemon serves on: " + e.getMessage());
+            err.flush();
+            return 1;
         } catch (IOException | RuntimeException e) {
             log.error("cannot start: {}", e.getMessage());
             return 1;
@@ -139,11 +155,73 @@ final class DaemonCommand implements Callable<Integer> {
         ready.put("control", daemon.control().toString());
         ready.put("generation", daemon.relay().generation());
         metrics.ifPresent(listener -> ready.put("metrics", listener.text()));
+        daemon.predecessor().ifPresent(from -> {
+            ready.put("upgradedFrom", from.pid());
+            ready.put("spawns", from.restored().size());
+        });
         PrintWriter out = spec.commandLine().getOut();
         out.println(ready);
         out.flush();
-        new CountDownLatch(1).await();
+        long successor;
+        try {
+            successor = daemon.upgraded().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the upgrade future failed", e);
+        }
+        // Upgraded: the successor serves every spawn and the control path; this daemon drains and exits.
+        metrics.ifPresent(MetricsListener::close);
+        log.info("pid {} took over; draining the open connections for up to --drain seconds, then exiting", successor);
+        service.drain(daemon.relay());
+        stop(daemon, Optional.empty());
+        Runtime.getRuntime().halt(0);
         return 0;
+    }
+
+    /**
+     * {@code --upgrade}: a new relay that takes every spawn and the control path of the running
+     * daemon (SPEC R44); a failure closes what was started here and leaves the running daemon serving.
+     */
+    private Daemon takeOver(HostConfig host, ControlNamespaces namespaces) throws IOException, Predecessor.Failed {
+        Relay relay;
+        try {
+            relay = ConfigFiles.relay(host, parent).start();
+        } catch (IOException | RuntimeException e) {
+            namespaces.close();
+            throw e;
+        }
+        try {
+            return Daemon.upgrade(
+                    relay,
+                    control,
+                    () -> HostConfigJson.read(hostFile),
+                    new Daemon.Settings(Transport.best(), namespaces, ListenerLimits.CONTROL));
+        } catch (Predecessor.Failed | RuntimeException e) {
+            relay.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The metrics listener of a successor: the running daemon closes its own once it stopped, so
+     * the same address may be busy for a moment; tried again for up to 10 s.
+     */
+    private Optional<MetricsListener> listenOnceFree(Daemon daemon) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                return service.listen(daemon.routes());
+            } catch (IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     private Daemon start(HostConfig host, ControlNamespaces namespaces) throws IOException {
