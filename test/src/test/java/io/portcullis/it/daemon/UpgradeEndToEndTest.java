@@ -161,9 +161,11 @@ class UpgradeEndToEndTest {
         world.zone().clear();
         control = dir.resolve("control.sock");
         spawns = Files.createDirectory(dir.resolve("spawns"));
+        // Limits far above what the programs ask: a refusal here is the upgrade's, never the rate's.
         host = Files.writeString(
                 dir.resolve("host.json"),
-                "{\"dns\": {\"servers\": [\"" + world.dns().hostConfigForm() + "\"]}}");
+                "{\"dns\": {\"servers\": [\"" + world.dns().hostConfigForm() + "\"]},"
+                        + " \"limits\": {\"spawnRate\": 100000, \"spawnBurst\": 100000}}");
     }
 
     @AfterEach
