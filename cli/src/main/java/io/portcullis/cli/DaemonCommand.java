@@ -36,13 +36,15 @@ import picocli.CommandLine.Spec;
         description = {
             "Runs one relay for many spawns. The control socket (unix, mode 0600) speaks HTTP/1.1 and JSON:",
             "  POST /spawns, GET /spawns, GET /spawns/{id}, DELETE /spawns/{id}, POST /reload,",
-            "  GET /metrics, GET /healthz, GET /readyz",
+            "  POST /upgrade (a successor's, see --upgrade), GET /metrics, GET /healthz, GET /readyz",
             "It serves only processes of this uid in the daemon's own network namespace or one given with --control-netns: "
                     + "a spawn running as this uid, or a namespace made inside one, is refused before a byte is read. "
                     + "It holds at most 32 connections, and each request has 30 s from the connection (or the previous answer) "
                     + "to arrive whole; the metrics listener holds 32, with 10 s.",
             "Prints {\"control\", \"generation\", \"metrics\"} once it listens (metrics: with --metrics-listen). SIGHUP reloads the host configuration like POST /reload; "
                     + "SIGTERM or SIGINT drains (new connections are refused, open ones get --drain seconds to end), then closes every spawn (removing its directory) and the control socket, and exits 0.",
+            "With --upgrade it takes every spawn and the control socket over from the daemon running at --control, "
+                    + "which then drains and exits; its ready line adds {\"upgradedFrom\", \"spawns\"}.",
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:stopped cleanly", "1:the daemon failed", "2:usage or configuration error"})
