@@ -15,10 +15,16 @@ import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Verdict;
 import io.portcullis.relay.testing.RemoteEntry;
 import io.portcullis.relay.testing.SpawnClient;
+import io.portcullis.wire.Handoff;
+import io.portcullis.wire.Posix;
+import io.portcullis.wire.Receiver;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -163,6 +169,61 @@ class UpgradeTest {
         ControlClient.Answer shown = ControlClient.call(control, "GET", "/spawns/kiosk");
         assertEquals(200, shown.status());
         assertFalse(shown.json().get("socket").isNull(), "the running daemon answers");
+    }
+
+    /**
+     * A successor killed after it renamed its socket over the control path, before it said so: the
+     * running daemon sees the conversation end without the word, and takes its path back.
+     */
+    @Test
+    void aSuccessorThatDiesAfterTakingThePathLeavesTheRunningDaemonServingAtItsPath() throws Exception {
+        Path token = dir.resolve("kiosk-token");
+        handOver(open("kiosk", token));
+        Handoff.Key key = Handoff.Key.mint(new SecureRandom());
+        int connection = Posix.connectUnix(control.toString(), 10_000);
+        try {
+            byte[] body = ("{\"key\": \"" + key.text() + "\"}").getBytes(StandardCharsets.US_ASCII);
+            Posix.sendAll(
+                    connection,
+                    ("POST /upgrade HTTP/1.1\r\nHost: p\r\nContent-Length: " + body.length + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII),
+                    0);
+            Posix.sendAll(connection, body, 0);
+            assertTrue(Frames.head(connection, 10_000).startsWith("HTTP/1.1 101 "));
+            assertEquals("kiosk", Frames.read(connection, 10_000).get("spawn").asText());
+            Receiver.receiveCarried(connection, key, 10_000).forEach(held -> Posix.closeQuietly(held.fd()));
+            assertTrue(Frames.read(connection, 10_000).get("end").asBoolean());
+            // What a dead successor leaves at the path: a socket nobody listens on.
+            Path stale = dir.resolve("stale.sock");
+            Posix.closeQuietly(Posix.listenUnix(stale.toString(), 1));
+            Files.move(stale, control, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Posix.closeQuietly(connection);
+        }
+
+        ControlClient.Answer shown = awaitAnswer("/spawns/kiosk");
+        assertEquals(200, shown.status(), shown.body());
+        assertFalse(shown.json().get("socket").isNull(), "the running daemon answers at its path again");
+        assertFalse(running.upgraded().isDone());
+        assertEquals(
+                SpawnHandle.State.SERVING,
+                running.relay().spawn("kiosk").orElseThrow().state());
+        assertTrue(ask().startsWith("HTTP/1.1 403"));
+    }
+
+    /** The answer at the control path, once something answers there, within 10 s. */
+    private ControlClient.Answer awaitAnswer(String path) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                return ControlClient.call(control, "GET", path);
+            } catch (IOException refused) {
+                if (System.nanoTime() > deadline) {
+                    throw refused;
+                }
+                Thread.sleep(50);
+            }
+        }
     }
 
     @Test
