@@ -16,10 +16,7 @@ import io.portcullis.relay.transport.Transport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,9 +59,7 @@ public final class Daemon implements AutoCloseable {
     private final ConnectionGate gate;
     private final Transport transport;
     private final Successor successor;
-    private final AtomicReference<Channel> server = new AtomicReference<>();
-    /** The inode of the control socket's file this daemon bound last: whether the path is still its own. */
-    private volatile long bound;
+    private final ControlSocket socket;
 
     private final CompletableFuture<Long> upgraded = new CompletableFuture<>();
     private volatile List<SpawnHandle> handedOn = List.of();
@@ -108,7 +102,7 @@ public final class Daemon implements AutoCloseable {
 
             @Override
             public void reclaim() {
-                reclaimPath();
+                socket.reclaim();
             }
 
             @Override
@@ -118,6 +112,7 @@ public final class Daemon implements AutoCloseable {
                 upgraded.complete(pid);
             }
         });
+        this.socket = new ControlSocket(control, this::listen);
         this.loop = new MultiThreadIoEventLoopGroup(1, transport.io());
         this.thread = Executors.newSingleThreadExecutor(
                 Thread.ofPlatform().name("control").daemon(true).factory());
@@ -171,7 +166,7 @@ public final class Daemon implements AutoCloseable {
             throws Predecessor.Failed {
         Objects.requireNonNull(relay, "relay");
         Daemon daemon;
-        Staged staged;
+        ControlSocket.Staged staged;
         try {
             daemon = new Daemon(relay, control, hosts, settings, Routes.of(relay));
         } catch (RuntimeException e) {
@@ -180,7 +175,7 @@ public final class Daemon implements AutoCloseable {
         }
         try {
             // Bound before the spawns come, so that the path changes hands as soon as they are restored.
-            staged = daemon.stage();
+            staged = daemon.socket.stage();
         } catch (IOException | RuntimeException e) {
             daemon.shutDown();
             throw new Predecessor.Failed("cannot listen on a control socket: " + e.getMessage(), e);
@@ -189,13 +184,13 @@ public final class Daemon implements AutoCloseable {
         try {
             predecessor = Predecessor.take(control, relay);
         } catch (Predecessor.Failed | RuntimeException e) {
-            discardQuietly(staged);
+            ControlSocket.discard(staged);
             daemon.shutDown();
             throw e;
         }
         try {
             daemon.api.adopt(predecessor.policies());
-            daemon.publish(staged);
+            daemon.socket.publish(staged);
         } catch (IOException | RuntimeException e) {
             predecessor.abort("the successor cannot take the control socket's path: " + e.getMessage());
             daemon.shutDown();
@@ -215,14 +210,6 @@ public final class Daemon implements AutoCloseable {
                         predecessor.restored().size(),
                         predecessor.left().isEmpty() ? "" : "; left behind: " + String.join(", ", predecessor.left()));
         return daemon;
-    }
-
-    private static void discardQuietly(Staged staged) {
-        try {
-            discard(staged);
-        } catch (IOException e) {
-            log.warn("could not remove {}: {}", staged.directory(), e.toString());
-        }
     }
 
     /** Stops the control thread and loop of a daemon that never served; its namespaces are closed. */
@@ -248,7 +235,7 @@ public final class Daemon implements AutoCloseable {
         try {
             ControlSocket.clear(control);
             daemon = new Daemon(relay, control, hosts, settings, routes);
-            daemon.bind();
+            daemon.socket.bind();
             log.atInfo()
                     .addKeyValue("networkNamespaces", settings.namespaces().toString())
                     .log("control socket serves the daemon's uid in these network namespaces");
@@ -263,95 +250,27 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    /** A control socket bound and given mode 0600 in a private directory, not at its path yet. */
-    private record Staged(Channel channel, Path directory, Path socket, long inode) {}
-
-    /**
-     * Binds a control socket in a private directory next to the path, gives it mode 0600 and moves
-     * it to the path (rename(2): whatever was there is replaced in one step); the socket bound
-     * before, if any, is closed.
-     */
-    private void bind() throws IOException {
-        publish(stage());
-    }
-
-    private Staged stage() throws IOException {
-        Path staging = Files.createTempDirectory(
-                control.toAbsolutePath().getParent(),
-                ".control-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Path socket = staging.resolve("control.sock");
-        Channel channel = null;
-        try {
-            channel = new ServerBootstrap()
-                    .group(loop)
-                    .channelFactory(transport.domainServer())
-                    .childHandler(new ChannelInitializer<>() {
-                        @Override
-                        protected void initChannel(Channel channel) {
-                            if (peers.admit(channel) && gate.admit(channel)) {
-                                channel.pipeline()
-                                        .addLast(
-                                                new HttpServerCodec(),
-                                                gate.exchange(),
-                                                new HttpObjectAggregator(MAX_BODY_BYTES),
-                                                new ControlHandler(api, successor, routes, thread));
-                            }
+    /** A listening channel at {@code socket} that serves the control API to the peers it admits. */
+    private Channel listen(Path socket) {
+        return new ServerBootstrap()
+                .group(loop)
+                .channelFactory(transport.domainServer())
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel channel) {
+                        if (peers.admit(channel) && gate.admit(channel)) {
+                            channel.pipeline()
+                                    .addLast(
+                                            new HttpServerCodec(),
+                                            gate.exchange(),
+                                            new HttpObjectAggregator(MAX_BODY_BYTES),
+                                            new ControlHandler(api, successor, routes, thread));
                         }
-                    })
-                    .bind(transport.domainAddress(socket))
-                    .syncUninterruptibly()
-                    .channel();
-            Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
-            return new Staged(channel, staging, socket, inode(socket));
-        } catch (IOException | RuntimeException e) {
-            discard(new Staged(channel, staging, socket, 0));
-            throw e;
-        }
-    }
-
-    /** Moves a staged socket to the control path and serves it instead of the one before. */
-    private void publish(Staged staged) throws IOException {
-        try {
-            Files.move(staged.socket(), control, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException | RuntimeException e) {
-            discard(staged);
-            throw e;
-        }
-        bound = staged.inode();
-        Files.delete(staged.directory());
-        Channel before = server.getAndSet(staged.channel());
-        if (before != null) {
-            before.close();
-        }
-    }
-
-    private static void discard(Staged staged) throws IOException {
-        if (staged.channel() != null) {
-            staged.channel().close().syncUninterruptibly();
-        }
-        Files.deleteIfExists(staged.socket());
-        Files.deleteIfExists(staged.directory());
-    }
-
-    private static long inode(Path path) throws IOException {
-        return ((Number) Files.getAttribute(path, "unix:ino", LinkOption.NOFOLLOW_LINKS)).longValue();
-    }
-
-    /**
-     * After a failed upgrade: when the control path no longer holds this daemon's socket (the
-     * successor renamed its own over it, then went away), binds a new one and takes the path back.
-     */
-    private void reclaimPath() {
-        try {
-            if (Files.exists(control, LinkOption.NOFOLLOW_LINKS) && inode(control) == bound) {
-                return;
-            }
-            bind();
-            log.warn("upgrade: the successor had taken the control socket's path; this daemon took it back");
-        } catch (IOException | RuntimeException e) {
-            log.error("upgrade: cannot take the control socket's path {} back: {}", control, e.toString());
-        }
+                    }
+                })
+                .bind(transport.domainAddress(socket))
+                .syncUninterruptibly()
+                .channel();
     }
 
     /** The control socket's path. */
@@ -398,10 +317,7 @@ public final class Daemon implements AutoCloseable {
             return;
         }
         try {
-            Channel channel = server.get();
-            if (channel != null) {
-                channel.close().syncUninterruptibly();
-            }
+            socket.close();
             thread.shutdown();
             awaitQuietly();
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
