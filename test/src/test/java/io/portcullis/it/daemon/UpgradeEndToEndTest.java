@@ -51,6 +51,7 @@ class UpgradeEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int SPAWNS = 4;
     private static final int LOOPS = 4;
+    private static final String METRICS = "127.0.0.1:9464";
 
     /**
      * The spawn's program: {@code LOOPS} loops of new tunnels (CONNECT to the echo origin, one
@@ -285,7 +286,8 @@ class UpgradeEndToEndTest {
 
     @Test
     void aDaemonUpgradedUnderLoadLosesNoNewTunnelAndEndsTheTunnelsItHeldWhole() throws Exception {
-        Daemon before = daemon("before", host);
+        // One metrics address for both: the successor binds it once the daemon before let it go.
+        Daemon before = daemon("before", host, "--metrics-listen", METRICS);
         assertTrue(before.ready().isPresent(), "no ready line: " + before.log());
         List<Client> clients = new ArrayList<>();
         for (int i = 0; i < SPAWNS; i++) {
@@ -296,7 +298,7 @@ class UpgradeEndToEndTest {
         }
         awaitTunnels(clients, 20);
 
-        Daemon after = daemon("after", host, "--upgrade");
+        Daemon after = daemon("after", host, "--metrics-listen", METRICS, "--upgrade");
         assertTrue(after.ready().isPresent(), "no ready line from the successor: " + after.log());
         assertEquals(
                 before.process().pid(), after.ready().get().get("upgradedFrom").asLong(), after.log());
@@ -312,6 +314,21 @@ class UpgradeEndToEndTest {
         }
         assertTrue(before.process().waitFor(90, TimeUnit.SECONDS), "the daemon before did not exit after its drain");
         assertEquals(List.of(after.process().pid()), controlHolders(), "the successor holds the control socket");
+        assertEquals(METRICS, after.ready().get().get("metrics").asText());
+        Run healthz = Run.of(
+                List.of(
+                        "curl",
+                        "-s",
+                        "-o",
+                        "/dev/null",
+                        "-w",
+                        "%{http_code}",
+                        "--max-time",
+                        "10",
+                        "http://" + METRICS + "/healthz"),
+                "",
+                30);
+        assertEquals("200", healthz.out().strip(), "the successor serves the metrics address: " + healthz);
         assertEquals(0, before.process().exitValue(), before.log());
         assertTrue(
                 before.log()
