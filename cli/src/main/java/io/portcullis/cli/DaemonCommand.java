@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.portcullis.daemon.ControlNamespaces;
 import io.portcullis.daemon.Daemon;
 import io.portcullis.daemon.ServiceManager;
+import io.portcullis.daemon.Predecessor;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.ops.ListenerLimits;
@@ -19,7 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -35,7 +37,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Runs one relay for many spawns. The control socket (unix, mode 0600) speaks HTTP/1.1 and JSON:",
             "  POST /spawns, GET /spawns, GET /spawns/{id}, PUT /spawns/{id}, DELETE /spawns/{id}, POST /reload,",
-            "  GET /metrics, GET /healthz, GET /readyz",
+            "  POST /upgrade (a successor's, see --upgrade), GET /metrics, GET /healthz, GET /readyz",
             "It serves only processes of this uid in the daemon's own network namespace or one given with --control-netns: "
                     + "a spawn running as this uid, or a namespace made inside one, is refused before a byte is read. "
                     + "It holds at most 32 connections, and each request has 30 s from the connection (or the previous answer) "
@@ -44,6 +46,8 @@ import picocli.CommandLine.Spec;
                     + " writing --pid-file. SIGHUP reopens the decision log (log.file, for rotation) and reloads the host"
                     + " configuration like POST /reload; "
                     + "SIGTERM or SIGINT drains (new connections are refused, open ones get --drain seconds to end), then closes every spawn (removing its directory) and the control socket, and exits 0.",
+            "With --upgrade it takes every spawn and the control socket over from the daemon running at --control, "
+                    + "which then drains and exits; its ready line adds {\"upgradedFrom\", \"spawns\"}.",
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:stopped cleanly", "1:the daemon failed", "2:usage or configuration error"})
@@ -78,6 +82,15 @@ final class DaemonCommand implements Callable<Integer> {
                     "Also serve the control socket to processes of this uid in this network namespace: a namespace "
                             + "file such as /run/netns/NAME or /proc/PID/ns/net, read once at start and held open. Repeatable.")
     List<Path> controlNamespaces = new ArrayList<>();
+
+    @Option(
+            names = "--upgrade",
+            description = "Take over from the daemon that serves --control now (same --control, same --dir): receive "
+                    + "every spawn it serves with its listening sockets, serve them, take the control socket's path, "
+                    + "then tell it to stop accepting, drain (its --drain) and exit. A connection that comes meanwhile "
+                    + "waits in the kernel's accept queue. If any step fails, the running daemon serves on and this one "
+                    + "exits 1 saying why.")
+    boolean upgrade;
 
     @Option(
             names = "--dir",
@@ -122,13 +135,20 @@ final class DaemonCommand implements Callable<Integer> {
         Daemon daemon;
         Optional<MetricsListener> metrics;
         try {
-            daemon = start(host, namespaces.orElseThrow(), manager);
+            daemon = upgrade
+                    ? takeOver(host, namespaces.orElseThrow())
+                    : start(host, namespaces.orElseThrow(), manager);
             try {
-                metrics = service.listen(daemon.routes());
+                metrics = upgrade ? listenOnceFree(daemon) : service.listen(daemon.routes());
             } catch (IOException | RuntimeException e) {
                 daemon.close();
                 throw e;
             }
+        } catch (Predecessor.Failed e) {
+            log.error("upgrade failed, the running daemon serves on: {}", e.getMessage());
+            err.println("portcullis daemon --upgrade: failed, the running daemon serves on: " + e.getMessage());
+            err.flush();
+            return 1;
         } catch (IOException | RuntimeException e) {
             log.error("cannot start: {}", e.getMessage());
             return 1;
@@ -169,12 +189,74 @@ final class DaemonCommand implements Callable<Integer> {
         ready.put("control", daemon.control().toString());
         ready.put("generation", daemon.relay().generation());
         metrics.ifPresent(listener -> ready.put("metrics", listener.text()));
+        daemon.predecessor().ifPresent(from -> {
+            ready.put("upgradedFrom", from.pid());
+            ready.put("spawns", from.restored().size());
+        });
         PrintWriter out = spec.commandLine().getOut();
         out.println(ready);
         out.flush();
         manager.ifPresent(ServiceManager::ready);
-        new CountDownLatch(1).await();
+        long successor;
+        try {
+            successor = daemon.upgraded().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the upgrade future failed", e);
+        }
+        // Upgraded: the successor serves every spawn and the control path; this daemon drains and exits.
+        metrics.ifPresent(MetricsListener::close);
+        log.info("pid {} took over; draining the open connections for up to --drain seconds, then exiting", successor);
+        service.drain(daemon.relay());
+        stop(daemon, Optional.empty());
+        Runtime.getRuntime().halt(0);
         return 0;
+    }
+
+    /**
+     * {@code --upgrade}: a new relay that takes every spawn and the control path of the running
+     * daemon (SPEC R44); a failure closes what was started here and leaves the running daemon serving.
+     */
+    private Daemon takeOver(HostConfig host, ControlNamespaces namespaces) throws IOException, Predecessor.Failed {
+        Relay relay;
+        try {
+            relay = ConfigFiles.relay(host, parent).start();
+        } catch (IOException | RuntimeException e) {
+            namespaces.close();
+            throw e;
+        }
+        try {
+            return Daemon.upgrade(
+                    relay,
+                    control,
+                    () -> HostConfigJson.read(hostFile),
+                    new Daemon.Settings(Transport.best(), namespaces, ListenerLimits.CONTROL));
+        } catch (Predecessor.Failed | RuntimeException e) {
+            relay.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The metrics listener of a successor: the running daemon closes its own once it stopped, so
+     * the same address may be busy for a moment; tried again for up to 10 s.
+     */
+    private Optional<MetricsListener> listenOnceFree(Daemon daemon) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                return service.listen(daemon.routes());
+            } catch (IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Starts the relay, serves again the spawns that systemd kept (before any wall can ask), then listens. */

@@ -25,9 +25,11 @@ import io.portcullis.relay.policy.SpawnPolicy;
 import java.io.IOException;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +47,10 @@ final class Control {
     private final HostConfigSource hosts;
     private final Removed removed;
     private final Keeper keeper;
+    /** The JSON text each open spawn was opened with, by id: what an upgrade carries (SPEC R44). */
+    private final Map<String, String> policies = new ConcurrentHashMap<>();
+    /** The successor that serves the control socket since an upgrade (SPEC R44); 0 before. */
+    private volatile long successor;
 
     Control(Relay relay, HostConfigSource hosts, InstantSource clock) {
         this(relay, hosts, clock, Keeper.NONE);
@@ -58,8 +64,39 @@ final class Control {
         this.keeper = Objects.requireNonNull(keeper, "keeper");
     }
 
+    /** Takes the text of spawns restored in an upgrade, by id. */
+    void adopt(Map<String, String> restored) {
+        policies.putAll(restored);
+    }
+
+    /** The JSON text each open spawn was opened with, by id. */
+    Map<String, String> policies() {
+        policies.keySet().removeIf(id -> relay.spawn(id).isEmpty());
+        return Map.copyOf(policies);
+    }
+
+    /** From now on every route says that pid {@code pid} serves the control socket. */
+    void upgraded(long pid) {
+        successor = pid;
+    }
+
+    /** {@code 503} once upgraded: the request reached this daemon before the successor took the path. */
+    Optional<Reply> upgradedAnswer() {
+        long pid = successor;
+        return pid == 0
+                ? Optional.empty()
+                : Optional.of(Reply.errors(
+                        SERVICE_UNAVAILABLE,
+                        List.of("daemon: upgraded; pid " + pid
+                                + " serves the control socket now (expected: the same request again)")));
+    }
+
     /** The answer to {@code method path} with {@code body} (UTF-8). */
     Reply handle(HttpMethod method, String path, String body) {
+        Optional<Reply> upgraded = upgradedAnswer();
+        if (upgraded.isPresent()) {
+            return upgraded.get();
+        }
         if (path.equals(SPAWNS)) {
             return method.equals(HttpMethod.POST)
                     ? open(body)
@@ -85,7 +122,7 @@ final class Control {
         return Reply.errors(
                 NOT_FOUND,
                 List.of("path: " + path
-                        + " (expected: /spawns, /spawns/{id}, /reload, /metrics, /healthz or /readyz)"));
+                        + " (expected: /spawns, /spawns/{id}, /reload, /upgrade, /metrics, /healthz or /readyz)"));
     }
 
     private Reply open(String body) {
@@ -108,6 +145,7 @@ final class Control {
         }
         try {
             SpawnHandle handle = relay.open(policy);
+            policies.put(handle.id(), body);
             removed.forget(handle.id());
             handle.handedOver().whenComplete((accepted, failure) -> refused(handle.id(), failure));
             keeper.opened(handle, json);
@@ -175,6 +213,7 @@ final class Control {
         }
         try {
             handle.get().update(SpawnPolicyJson.parse("spawn", body));
+            policies.put(id, body);
             keeper.updated(id, SpawnJson.JSON.readTree(body));
         } catch (ConfigException e) {
             return Reply.errors(BAD_REQUEST, e.problems());

@@ -28,11 +28,13 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private static final Logger log = LoggerFactory.getLogger(ControlHandler.class);
 
     private final Control control;
+    private final Successor successor;
     private final Routes routes;
     private final Executor thread;
 
-    ControlHandler(Control control, Routes routes, Executor thread) {
+    ControlHandler(Control control, Successor successor, Routes routes, Executor thread) {
         this.control = control;
+        this.successor = successor;
         this.routes = routes;
         this.thread = thread;
     }
@@ -57,6 +59,10 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return;
         }
         String body = request.content().toString(StandardCharsets.UTF_8);
+        if (path.equals("/upgrade")) {
+            upgrade(ctx, method, body);
+            return;
+        }
         CompletableFuture<Reply> reply = new CompletableFuture<>();
         try {
             thread.execute(() -> {
@@ -73,6 +79,26 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             reply.complete(Reply.errors(HttpResponseStatus.SERVICE_UNAVAILABLE, List.of("daemon: closing")));
         }
         Replies.write(ctx, reply, false);
+    }
+
+    /**
+     * {@code POST /upgrade} (SPEC R44), on the control thread: a refusal is answered as any reply;
+     * a successor that is served takes the connection over.
+     */
+    private void upgrade(ChannelHandlerContext ctx, HttpMethod method, String body) {
+        try {
+            thread.execute(() -> {
+                Optional<Reply> answer = method.equals(HttpMethod.POST)
+                        ? control.upgradedAnswer().or(() -> successor.serve(ctx.channel(), body))
+                        : Optional.of(Reply.notAllowed("POST"));
+                answer.ifPresent(reply -> {
+                    logAnswer(method, "/upgrade", reply);
+                    Replies.write(ctx, reply, false);
+                });
+            });
+        } catch (RejectedExecutionException closing) {
+            Replies.write(ctx, Reply.errors(HttpResponseStatus.SERVICE_UNAVAILABLE, List.of("daemon: closing")), false);
+        }
     }
 
     private static void logAnswer(HttpMethod method, String path, Reply answer) {

@@ -74,6 +74,11 @@ public final class ControlNamespaces implements AutoCloseable {
         return own.equals(namespace) || listed.containsKey(namespace);
     }
 
+    /** Whether {@code namespace} is the daemon's own. */
+    boolean isOwn(NetworkNamespace namespace) {
+        return own.equals(namespace);
+    }
+
     /** The daemon's own, then each listed one: for the log. */
     @Override
     public String toString() {

@@ -1,6 +1,7 @@
 package io.portcullis.daemon;
 
 import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
 import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.time.Duration;
@@ -43,11 +44,23 @@ final class ControlPeers {
     /** Why a peer is refused, and its kind for the log. */
     record Refusal(String kind, String why) {}
 
+    /** The peer of an admitted connection, as it was read when it was admitted. */
+    private static final AttributeKey<ControlPeer> PEER = AttributeKey.valueOf(ControlPeers.class, "peer");
+
+    /** The peer that {@link #admit} read for {@code channel}; empty for a connection it did not admit. */
+    static Optional<ControlPeer> peer(Channel channel) {
+        return Optional.ofNullable(channel.attr(PEER).get());
+    }
+
     /** Whether {@code channel}'s peer is served; a refused one is closed, before a byte is read. */
     boolean admit(Channel channel) {
         Optional<Refusal> refusal;
         try {
-            refusal = refusal(reader.read(channel), uid, namespaces::contains);
+            ControlPeer peer = reader.read(channel);
+            refusal = refusal(peer, uid, namespaces::contains);
+            if (refusal.isEmpty()) {
+                channel.attr(PEER).set(peer);
+            }
         } catch (ControlPeer.Unreadable e) {
             refusal = Optional.of(e.uid() != uid ? uidRefusal(e.uid(), e.pid(), uid) : unreadable(e.getCause()));
         } catch (IOException | RuntimeException e) {

@@ -8,17 +8,21 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.portcullis.relay.Relay;
+import io.portcullis.relay.SpawnHandle;
 import io.portcullis.relay.ops.ConnectionGate;
 import io.portcullis.relay.ops.ListenerLimits;
 import io.portcullis.relay.ops.Routes;
 import io.portcullis.relay.transport.Transport;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -36,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * {@link #close()} closes every spawn, removing its directory, and removes the control socket.
  *
  * <p>Routes: {@code POST /spawns}, {@code GET /spawns}, {@code GET /spawns/{id}}, {@code PUT
- * /spawns/{id}}, {@code DELETE /spawns/{id}}, {@code POST /reload}, and the operator's {@link Routes}
+ * /spawns/{id}}, {@code DELETE /spawns/{id}}, {@code POST /reload}, {@code POST /upgrade} ({@link
+ * Successor}), and the operator's {@link Routes}
  * ({@code GET /metrics}, {@code /healthz}, {@code /readyz}); see docs/daemon.md.
  */
 public final class Daemon implements AutoCloseable {
@@ -50,8 +55,16 @@ public final class Daemon implements AutoCloseable {
     private final Routes routes;
     private final EventLoopGroup loop;
     private final ExecutorService thread;
-    private final Channel server;
     private final ControlNamespaces namespaces;
+    private final ControlPeers peers;
+    private final ConnectionGate gate;
+    private final Transport transport;
+    private final Successor successor;
+    private final ControlSocket socket;
+
+    private final CompletableFuture<Long> upgraded = new CompletableFuture<>();
+    private volatile List<SpawnHandle> handedOn = List.of();
+    private volatile Optional<Predecessor> predecessor = Optional.empty();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
@@ -85,23 +98,45 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    private Daemon(
-            Relay relay,
-            Path control,
-            Control api,
-            Routes routes,
-            EventLoopGroup loop,
-            ExecutorService thread,
-            Channel server,
-            ControlNamespaces namespaces) {
+    private Daemon(Relay relay, Path control, HostConfigSource hosts, Settings settings, Routes routes) {
         this.relay = relay;
         this.control = control;
-        this.api = api;
+        this.api = new Control(relay, hosts, InstantSource.system(), settings.keeper());
         this.routes = routes;
-        this.loop = loop;
-        this.thread = thread;
-        this.server = server;
-        this.namespaces = namespaces;
+        this.namespaces = settings.namespaces();
+        this.transport = settings.transport();
+        this.peers = new ControlPeers(ownUid(), namespaces, ControlPeer::read);
+        this.gate = new ConnectionGate("control socket", settings.limits());
+        this.successor = new Successor(relay, namespaces, new Successor.Host() {
+            @Override
+            public Map<String, String> policies() {
+                return api.policies();
+            }
+
+            @Override
+            public void reclaim() {
+                socket.reclaim();
+            }
+
+            @Override
+            public void handedOn(long pid, List<SpawnHandle> carried) {
+                handedOn = List.copyOf(carried);
+                api.upgraded(pid);
+                upgraded.complete(pid);
+            }
+        });
+        this.socket = new ControlSocket(control, this::listen);
+        this.loop = new MultiThreadIoEventLoopGroup(1, transport.io());
+        this.thread = Executors.newSingleThreadExecutor(
+                Thread.ofPlatform().name("control").daemon(true).factory());
+    }
+
+    private static int ownUid() {
+        try {
+            return ControlSocket.ownUid();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Listens on {@code control} with {@link Settings#defaults()}; see {@link #start(Relay, Path, HostConfigSource, Settings)}. */
@@ -127,67 +162,128 @@ public final class Daemon implements AutoCloseable {
      */
     static Daemon start(Relay relay, Path control, HostConfigSource hosts, Settings settings, Routes routes)
             throws IOException {
+        return listen(relay, control, hosts, settings, routes);
+    }
+
+    /**
+     * {@code --upgrade} (SPEC R44): takes every spawn of the daemon that serves {@code control} now
+     * into {@code relay} ({@link Predecessor}), then takes over the control path: a socket bound and
+     * given mode 0600 beforehand is renamed over the path, which the running daemon's socket holds
+     * until then, in one step (a client connects to the one or the other, never to nothing); then
+     * it tells that daemon to stop. Closes {@code settings}' namespaces when it fails; the caller closes
+     * the relay.
+     *
+     * @throws Predecessor.Failed when any step failed: the running daemon serves every spawn on
+     */
+    public static Daemon upgrade(Relay relay, Path control, HostConfigSource hosts, Settings settings)
+            throws Predecessor.Failed {
+        Objects.requireNonNull(relay, "relay");
+        Daemon daemon;
+        ControlSocket.Staged staged;
+        try {
+            daemon = new Daemon(relay, control, hosts, settings, Routes.of(relay));
+        } catch (RuntimeException e) {
+            settings.namespaces().close();
+            throw e;
+        }
+        try {
+            // Bound before the spawns come, so that the path changes hands as soon as they are restored.
+            staged = daemon.socket.stage();
+        } catch (IOException | RuntimeException e) {
+            daemon.shutDown();
+            throw new Predecessor.Failed("cannot listen on a control socket: " + e.getMessage(), e);
+        }
+        Predecessor predecessor;
+        try {
+            predecessor = Predecessor.take(control, relay);
+        } catch (Predecessor.Failed | RuntimeException e) {
+            ControlSocket.discard(staged);
+            daemon.shutDown();
+            throw e;
+        }
+        try {
+            daemon.api.adopt(predecessor.policies());
+            daemon.socket.publish(staged);
+        } catch (IOException | RuntimeException e) {
+            predecessor.abort("the successor cannot take the control socket's path: " + e.getMessage());
+            daemon.shutDown();
+            throw new Predecessor.Failed("cannot take the control socket's path: " + e.getMessage(), e);
+        }
+        daemon.predecessor = Optional.of(predecessor);
+        predecessor.handedOver();
+        log.atInfo()
+                .addKeyValue("networkNamespaces", settings.namespaces().toString())
+                .log("control socket serves the daemon's uid in these network namespaces");
+        log.atInfo()
+                .addKeyValue("predecessor", predecessor.pid())
+                .addKeyValue("spawns", predecessor.restored().size())
+                .log(
+                        "upgraded from pid {}: {} spawns restored{}",
+                        predecessor.pid(),
+                        predecessor.restored().size(),
+                        predecessor.left().isEmpty() ? "" : "; left behind: " + String.join(", ", predecessor.left()));
+        return daemon;
+    }
+
+    /** Stops the control thread and loop of a daemon that never served; its namespaces are closed. */
+    private void shutDown() {
+        thread.shutdownNow();
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        namespaces.close();
+    }
+
+    /** The daemon this one took over from ({@link #upgrade}); empty for one started fresh. */
+    public Optional<Predecessor> predecessor() {
+        return predecessor;
+    }
+
+    private static Daemon listen(Relay relay, Path control, HostConfigSource hosts, Settings settings, Routes routes)
+            throws IOException {
         Objects.requireNonNull(relay, "relay");
         Objects.requireNonNull(control, "control");
+        Objects.requireNonNull(hosts, "hosts");
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(routes, "routes");
+        Daemon daemon = null;
         try {
-            return listen(relay, control, Objects.requireNonNull(hosts, "hosts"), settings, routes);
+            ControlSocket.clear(control);
+            daemon = new Daemon(relay, control, hosts, settings, routes);
+            daemon.socket.bind();
+            log.atInfo()
+                    .addKeyValue("networkNamespaces", settings.namespaces().toString())
+                    .log("control socket serves the daemon's uid in these network namespaces");
+            return daemon;
         } catch (IOException | RuntimeException e) {
+            if (daemon != null) {
+                daemon.thread.shutdownNow();
+                daemon.loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            }
             settings.namespaces().close();
             throw e;
         }
     }
 
-    private static Daemon listen(Relay relay, Path control, HostConfigSource hosts, Settings settings, Routes routes)
-            throws IOException {
-        Control api = new Control(relay, hosts, InstantSource.system(), settings.keeper());
-        ControlSocket.clear(control);
-        ControlPeers peers = new ControlPeers(ControlSocket.ownUid(), settings.namespaces(), ControlPeer::read);
-        ConnectionGate gate = new ConnectionGate("control socket", settings.limits());
-        Transport transport = settings.transport();
-        EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, transport.io());
-        ExecutorService thread = Executors.newSingleThreadExecutor(
-                Thread.ofPlatform().name("control").daemon(true).factory());
-        Path staging = Files.createTempDirectory(
-                control.toAbsolutePath().getParent(),
-                ".control-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Path bound = staging.resolve("control.sock");
-        try {
-            Channel server = new ServerBootstrap()
-                    .group(loop)
-                    .channelFactory(transport.domainServer())
-                    .childHandler(new ChannelInitializer<>() {
-                        @Override
-                        protected void initChannel(Channel channel) {
-                            if (peers.admit(channel) && gate.admit(channel)) {
-                                channel.pipeline()
-                                        .addLast(
-                                                new HttpServerCodec(),
-                                                gate.exchange(),
-                                                new HttpObjectAggregator(MAX_BODY_BYTES),
-                                                new ControlHandler(api, routes, thread));
-                            }
+    /** A listening channel at {@code socket} that serves the control API to the peers it admits. */
+    private Channel listen(Path socket) {
+        return new ServerBootstrap()
+                .group(loop)
+                .channelFactory(transport.domainServer())
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel channel) {
+                        if (peers.admit(channel) && gate.admit(channel)) {
+                            channel.pipeline()
+                                    .addLast(
+                                            new HttpServerCodec(),
+                                            gate.exchange(),
+                                            new HttpObjectAggregator(MAX_BODY_BYTES),
+                                            new ControlHandler(api, successor, routes, thread));
                         }
-                    })
-                    .bind(transport.domainAddress(bound))
-                    .syncUninterruptibly()
-                    .channel();
-            Files.setPosixFilePermissions(bound, PosixFilePermissions.fromString("rw-------"));
-            Files.move(bound, control, StandardCopyOption.ATOMIC_MOVE);
-            Files.delete(staging);
-            log.atInfo()
-                    .addKeyValue("networkNamespaces", settings.namespaces().toString())
-                    .log("control socket serves the daemon's uid in these network namespaces");
-            return new Daemon(relay, control, api, routes, loop, thread, server, settings.namespaces());
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(bound);
-            Files.deleteIfExists(staging);
-            thread.shutdownNow();
-            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-            throw e;
-        }
+                    }
+                })
+                .bind(transport.domainAddress(socket))
+                .syncUninterruptibly()
+                .channel();
     }
 
     /** The control socket's path. */
@@ -206,6 +302,16 @@ public final class Daemon implements AutoCloseable {
     }
 
     /**
+     * Completes with the successor's pid once an upgrade handed every spawn and the control path
+     * to it (SPEC R44): this daemon then stops accepting on its spawns' sockets (they stay open for
+     * the successor) and answers every control request {@code 503}; it is to drain and {@link
+     * #close()}, which lets the spawns go without removing their door tokens and leaves the path.
+     */
+    public CompletableFuture<Long> upgraded() {
+        return upgraded;
+    }
+
+    /**
      * Reads the host configuration again, on the control thread like {@code POST /reload} (SIGHUP
      * calls this); the log says which generation is in effect, or why the file was refused.
      */
@@ -213,24 +319,31 @@ public final class Daemon implements AutoCloseable {
         return thread.submit(api::reload);
     }
 
-    /** Stops listening, closes every spawn (removing its directory) and the relay, removes the control socket. */
+    /**
+     * Stops listening, closes every spawn (removing its directory) and the relay, removes the
+     * control socket. After an upgrade, the spawns the successor serves are let go instead (their
+     * door tokens stay) and the control path, which is the successor's, stays.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
         try {
-            server.close().syncUninterruptibly();
+            socket.close();
             thread.shutdown();
             awaitQuietly();
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         } finally {
             namespaces.close();
             try {
+                handedOn.forEach(SpawnHandle::letGo);
                 relay.close();
             } finally {
                 try {
-                    Files.deleteIfExists(control);
+                    if (!upgraded.isDone()) {
+                        Files.deleteIfExists(control);
+                    }
                 } catch (IOException e) {
                     log.warn("could not remove {}: {}", control, e.toString());
                 }

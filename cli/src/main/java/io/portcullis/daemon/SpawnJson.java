@@ -18,7 +18,7 @@ public final class SpawnJson {
 
     /**
      * {@code {"socket", "proxyPort", "forwards", "door", "tokenFile", "named", "dns"}} (SPEC R5,
-     * R24): {@code named} lists each named entry as {@code {"target": "db.lan:5432", "address":
+     * R24; {@code socket} is null for a spawn restored from the daemon before an upgrade, R44): {@code named} lists each named entry as {@code {"target": "db.lan:5432", "address":
      * "127.77.0.1:5432"}}, the socket its entry binds ({@code --named}); {@code dns} is the DNS
      * socket, {@code "127.0.0.1:53"} ({@code --dns}).
      */

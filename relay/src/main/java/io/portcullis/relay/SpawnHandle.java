@@ -229,6 +229,17 @@ public final class SpawnHandle implements AutoCloseable {
     }
 
     /**
+     * Stops taking new connections while another relay, which restored this spawn from {@link
+     * #carried()}, takes them on the same sockets (SPEC R44): the listening sockets leave this
+     * relay's event loops but stay open, so a connection that comes meanwhile waits in the
+     * kernel's accept queue for the other relay and is never refused. The open connections go on;
+     * {@link #letGo()} ends the spawn here. The state is {@link State#STOPPED}. Not from an event loop.
+     */
+    public void pause() {
+        spawn.pause();
+    }
+
+    /**
      * Closes the spawn in this relay once another serves it (SPEC R44): as {@link #close()}, but the
      * door token's file stays, since the other relay checks the same token. The listening sockets
      * stay open in the relay that holds them too: closing this relay's descriptors closes nothing

@@ -668,6 +668,21 @@ public final class Posix {
         return invoke(Call.GETTID);
     }
 
+    /**
+     * Makes the socket {@code fd} blocking, a send on it failing (EAGAIN) once it waited {@code
+     * timeoutMillis} for room: for a connection that one thread now speaks on with these calls.
+     */
+    public static void blocking(int fd, int timeoutMillis) throws Failure {
+        int flags = check("fcntl", invoke(Call.FCNTL, fd, F_GETFL, 0));
+        check("fcntl", invoke(Call.FCNTL, fd, F_SETFL, flags & ~O_NONBLOCK));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment timeout = arena.allocate(16);
+            timeout.set(JAVA_LONG, 0, timeoutMillis / 1000);
+            timeout.set(JAVA_LONG, 8, (timeoutMillis % 1000) * 1000L);
+            check("setsockopt", invoke(Call.SETSOCKOPT, fd, SOL_SOCKET, SO_SNDTIMEO, timeout, 16));
+        }
+    }
+
     /** Marks {@code fd} close-on-exec. */
     static void closeOnExec(int fd) throws Failure {
         check("fcntl", invoke(Call.FCNTL, fd, F_SETFD, FD_CLOEXEC));

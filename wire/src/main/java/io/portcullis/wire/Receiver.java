@@ -123,7 +123,7 @@ public final class Receiver {
                 unreadable = e;
             }
             ByteArrayOutputStream message = new ByteArrayOutputStream();
-            Optional<Outcome> problem = read(connection, key, timeoutMillis, fds, message);
+            Optional<Outcome> problem = read(connection, key, timeoutMillis, fds, message, false);
             if (problem.isPresent()) {
                 return problem.get();
             }
@@ -159,7 +159,12 @@ public final class Receiver {
      * after it {@link Refused}.
      */
     private static Optional<Outcome> read(
-            int connection, Handoff.Key key, int timeoutMillis, List<Integer> fds, ByteArrayOutputStream bytes)
+            int connection,
+            Handoff.Key key,
+            int timeoutMillis,
+            List<Integer> fds,
+            ByteArrayOutputStream bytes,
+            boolean exact)
             throws IOException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         boolean keyed = false;
@@ -172,7 +177,8 @@ public final class Receiver {
             if (!Posix.awaitReadable(connection, (int) Math.min(left, Integer.MAX_VALUE))) {
                 continue;
             }
-            Optional<Posix.Received> got = Posix.receive(connection, 8192);
+            int room = !exact ? 8192 : length.isEmpty() ? Handoff.HEADER - bytes.size() : length.get() - bytes.size();
+            Optional<Posix.Received> got = Posix.receive(connection, room);
             if (got.isEmpty()) {
                 continue;
             }
@@ -356,6 +362,49 @@ public final class Receiver {
             if (!accepted) {
                 claimed.forEach(held -> Posix.closeQuietly(held.fd()));
             }
+        }
+    }
+
+    /**
+     * Reads one hand-over message that carries {@code key} from {@code connection}, and not a byte
+     * past it, with its descriptors: the sockets of a spawn that another relay carries here (SPEC
+     * R44), which the message names. Nothing is checked but the message's form and key, and one
+     * descriptor per socket: {@link #restore} checks the rest.
+     *
+     * @throws IOException when no such message came within {@code timeoutMillis}; every descriptor
+     *     received is closed
+     */
+    public static List<Held> receiveCarried(int connection, Handoff.Key key, int timeoutMillis) throws IOException {
+        List<Integer> fds = new ArrayList<>();
+        try {
+            ByteArrayOutputStream message = new ByteArrayOutputStream();
+            Optional<Outcome> problem = read(connection, key, timeoutMillis, fds, message, true);
+            if (problem.isPresent()) {
+                throw new IOException(
+                        switch (problem.get()) {
+                            case Refused refused -> refused.reason();
+                            case Unkeyed unkeyed -> unkeyed.reason();
+                            case Accepted accepted -> "accepted";
+                        });
+            }
+            Handoff handoff;
+            try {
+                handoff = Handoff.decode(message.toByteArray());
+            } catch (Handoff.Malformed e) {
+                throw new IOException(e.getMessage(), e);
+            }
+            if (fds.size() != handoff.sockets().size()) {
+                throw new IOException(
+                        fds.size() + " descriptors for " + handoff.sockets().size() + " sockets (expected: one each)");
+            }
+            List<Held> held = new ArrayList<>();
+            for (int i = 0; i < fds.size(); i++) {
+                held.add(new Held(handoff.sockets().get(i), fds.get(i)));
+            }
+            fds.clear();
+            return held;
+        } finally {
+            fds.forEach(Posix::closeQuietly);
         }
     }
 

@@ -258,6 +258,25 @@ public final class BoundSpawn implements AutoCloseable {
         servers.forEach(server -> server.close().syncUninterruptibly());
     }
 
+    /**
+     * Stops taking new connections while another relay takes them on the same sockets (SPEC R44):
+     * the listening sockets leave this relay's event loops but stay open, so a connection that
+     * comes meanwhile waits in the kernel's accept queue for the other relay, never refused. The
+     * open connections go on until they end or {@link #letGo()}. Not from an event loop.
+     */
+    public void pause() {
+        List<Channel> servers;
+        synchronized (this) {
+            if (closed || stopped) {
+                return;
+            }
+            stopped = true;
+            servers = List.copyOf(listeners);
+        }
+        socket.ifPresent(SpawnSocket::close);
+        servers.forEach(server -> server.deregister().syncUninterruptibly());
+    }
+
     @Override
     public void close() {
         close(true);

@@ -110,6 +110,15 @@ public final class RemoteEntry implements AutoCloseable {
         }
     }
 
+    /** Hands over a proxy socket on {@code proxy} and a door on {@code door}, no forward, with the key. */
+    public synchronized void handOverWithDoor(Path socket, String key, int proxy, int door) throws IOException {
+        commands.println(socket + " " + key + " " + proxy + " - " + door);
+        String answer = answers.readLine();
+        if (!"accepted".equals(answer)) {
+            throw new IOException("the relay refused the hand-over: " + answer);
+        }
+    }
+
     /** A client connected to 127.0.0.1:{@code port} inside the namespace. */
     public SpawnClient connect(int port) throws IOException {
         return call(() -> SpawnClient.open(port));
@@ -139,7 +148,7 @@ public final class RemoteEntry implements AutoCloseable {
     }
 
     /**
-     * The child: one line per hand-over on stdin ({@code SOCKET KEY PROXY [F1,F2...]}) or command
+     * The child: one line per hand-over on stdin ({@code SOCKET KEY PROXY [F1,F2...|-] [DOOR]}) or command
      * ({@code run WORD...}), one answer line on stdout.
      */
     public static void main(String[] args) throws IOException, InterruptedException {
@@ -156,12 +165,12 @@ public final class RemoteEntry implements AutoCloseable {
                 out.println("exit " + run.waitFor());
                 continue;
             }
-            List<Integer> forwards = parts.length > 3 && !parts[3].isEmpty()
+            List<Integer> forwards = parts.length > 3 && !parts[3].isEmpty() && !parts[3].equals("-")
                     ? Arrays.stream(parts[3].split(",")).map(Integer::valueOf).toList()
                     : List.of();
+            OptionalInt door = parts.length > 4 ? OptionalInt.of(Integer.parseInt(parts[4])) : OptionalInt.empty();
             try {
-                TestEntry.handOver(
-                        Path.of(parts[0]), parts[1], Integer.parseInt(parts[2]), forwards, OptionalInt.empty(), true);
+                TestEntry.handOver(Path.of(parts[0]), parts[1], Integer.parseInt(parts[2]), forwards, door, true);
                 out.println("accepted");
             } catch (IOException | RuntimeException e) {
                 out.println(e.getMessage().replace('\n', ' '));

@@ -150,6 +150,7 @@ class ManPagesAndCompletionTest {
     @CsvSource({
         "portcullis dae, daemon",
         "portcullis daemon --metrics-, --metrics-listen",
+        "portcullis daemon --upg, --upgrade",
         "portcullis run --sand, --sandbox",
         "portcullis run --share, --share-tmp",
         "portcullis relay --dr, --drain",
@@ -184,6 +185,13 @@ class ManPagesAndCompletionTest {
     void theSynopsisOfRunShowsItsAllowOption() throws Exception {
         assertTrue(render(page("portcullis-run")).contains("[--allow=HOST:PORT[/http]]... CMD..."));
         assertTrue(render(page("portcullis-daemon")).contains("[--metrics-listen=ADDRESS:PORT]"));
+    }
+
+    /** Issue 24: the daemon's page names --upgrade and the route a successor asks. */
+    @Test
+    void theDaemonPageNamesUpgrade() throws Exception {
+        String text = render(page("portcullis-daemon"));
+        assertTrue(text.contains("[--upgrade]") && text.contains("POST /upgrade"), text);
     }
 
     /** Issue 26: run's page says how to give the command the host's /tmp. */
