@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.portcullis.daemon.ControlNamespaces;
 import io.portcullis.daemon.Daemon;
-import io.portcullis.daemon.ServiceManager;
 import io.portcullis.daemon.Predecessor;
+import io.portcullis.daemon.ServiceManager;
 import io.portcullis.relay.Relay;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.ops.ListenerLimits;
@@ -135,9 +135,8 @@ final class DaemonCommand implements Callable<Integer> {
         Daemon daemon;
         Optional<MetricsListener> metrics;
         try {
-            daemon = upgrade
-                    ? takeOver(host, namespaces.orElseThrow())
-                    : start(host, namespaces.orElseThrow(), manager);
+            daemon =
+                    upgrade ? takeOver(host, namespaces.orElseThrow()) : start(host, namespaces.orElseThrow(), manager);
             try {
                 metrics = upgrade ? listenOnceFree(daemon) : service.listen(daemon.routes());
             } catch (IOException | RuntimeException e) {
