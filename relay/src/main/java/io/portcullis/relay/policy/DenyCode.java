@@ -72,7 +72,7 @@ public enum DenyCode {
     SNI_MISMATCH("sni-mismatch", "the ClientHello names another server than the CONNECT host"),
     LISTENER_BROKEN(
             "listener-broken",
-            "a handed-over socket stopped accepting (shut down or destroyed from inside the namespace), so the"
+            "a handed-over socket stopped accepting (shut down, destroyed or made blocking from inside the namespace), so the"
                     + " spawn takes no new connection");
 
     private final String code;
