@@ -259,6 +259,21 @@ public final class Posix {
         }
     }
 
+    /** The control message that passes {@code fds} (SCM_RIGHTS); an empty segment for none. */
+    private static MemorySegment rights(Arena arena, int[] fds) {
+        if (fds.length == 0) {
+            return MemorySegment.NULL;
+        }
+        MemorySegment control = arena.allocate(cmsgSpace(4L * fds.length), 8);
+        control.set(JAVA_LONG, 0, 16 + 4L * fds.length);
+        control.set(JAVA_INT, 8, SOL_SOCKET);
+        control.set(JAVA_INT, 12, SCM_RIGHTS);
+        for (int i = 0; i < fds.length; i++) {
+            control.set(JAVA_INT, 16 + 4L * i, fds[i]);
+        }
+        return control;
+    }
+
     /** Sends {@code data} with {@code fds} attached in one message. */
     public static void sendWithFds(int socket, byte[] data, int[] fds) throws Failure {
         if (fds.length > MAX_FDS) {
@@ -266,19 +281,8 @@ public final class Posix {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buffer = arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
-            MemorySegment control = MemorySegment.NULL;
-            long controlLength = 0;
-            if (fds.length > 0) {
-                controlLength = cmsgSpace(4L * fds.length);
-                control = arena.allocate(controlLength, 8);
-                control.set(JAVA_LONG, 0, 16 + 4L * fds.length);
-                control.set(JAVA_INT, 8, SOL_SOCKET);
-                control.set(JAVA_INT, 12, SCM_RIGHTS);
-                for (int i = 0; i < fds.length; i++) {
-                    control.set(JAVA_INT, 16 + 4L * i, fds[i]);
-                }
-            }
-            MemorySegment message = message(arena, buffer, control, controlLength);
+            MemorySegment control = rights(arena, fds);
+            MemorySegment message = message(arena, buffer, control, control.byteSize());
             long sent = invokeLong(Call.SENDMSG, socket, message, MSG_NOSIGNAL);
             if (sent < 0) {
                 throw new Failure("sendmsg", errno());
@@ -324,19 +328,8 @@ public final class Posix {
             check("setsockopt", invoke(Call.SETSOCKOPT, fd, SOL_SOCKET, SO_SNDTIMEO, timeout, 16));
             UnixAddress to = unixAddress(arena, address);
             MemorySegment buffer = arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
-            MemorySegment control = MemorySegment.NULL;
-            long controlLength = 0;
-            if (fds.length > 0) {
-                controlLength = cmsgSpace(4L * fds.length);
-                control = arena.allocate(controlLength, 8);
-                control.set(JAVA_LONG, 0, 16 + 4L * fds.length);
-                control.set(JAVA_INT, 8, SOL_SOCKET);
-                control.set(JAVA_INT, 12, SCM_RIGHTS);
-                for (int i = 0; i < fds.length; i++) {
-                    control.set(JAVA_INT, 16 + 4L * i, fds[i]);
-                }
-            }
-            MemorySegment message = message(arena, buffer, control, controlLength);
+            MemorySegment control = rights(arena, fds);
+            MemorySegment message = message(arena, buffer, control, control.byteSize());
             message.set(ADDRESS, 0, to.sockaddr());
             message.set(JAVA_INT, 8, to.length());
             long sent;
