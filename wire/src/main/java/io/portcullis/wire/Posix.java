@@ -67,6 +67,9 @@ public final class Posix {
     static final int O_NONBLOCK = 0x800;
     static final int O_CLOEXEC = 0x80000;
     static final long SIOCGSKNS = 0x894C;
+    /** TIOCOUTQ as sockets read it: the bytes of a TCP socket's send queue not yet acknowledged. */
+    static final long SIOCOUTQ = 0x5411;
+
     static final long SIOCGIFFLAGS = 0x8913;
     static final long PIDFD_GET_NET_NAMESPACE = 0xFF04;
     static final long PIDFD_GET_PID_NAMESPACE = 0xFF05;
@@ -502,6 +505,19 @@ public final class Posix {
             } catch (UnknownHostException e) {
                 throw new AssertionError("a 4- or 16-byte address is always an address", e);
             }
+        }
+    }
+
+    /**
+     * The bytes the TCP socket {@code fd} was given and its peer has not yet acknowledged (SIOCOUTQ):
+     * it falls as a slow reader takes what sits in the kernel's buffers, which the writer does not
+     * otherwise see.
+     */
+    public static int unacknowledged(int fd) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = arena.allocate(4);
+            check("ioctl SIOCOUTQ", invoke(Call.IOCTL, fd, SIOCOUTQ, value));
+            return value.get(JAVA_INT, 0);
         }
     }
 

@@ -16,6 +16,7 @@ import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.util.concurrent.Future;
 import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +59,9 @@ public final class Splice {
     private boolean closing;
     /** When bytes last moved, by {@link System#nanoTime()}: a read, or a write that finished. */
     private long lastMoved = System.nanoTime();
+
+    private final WriteProgress clientWrites = new WriteProgress();
+    private final WriteProgress upstreamWrites = new WriteProgress();
 
     private Future<?> idle;
 
@@ -115,17 +119,21 @@ public final class Splice {
     }
 
     /**
-     * The idle time (SPEC R16): nothing read and no write finished either way since the last look
-     * closes both; else the next look is due when the idle time runs out from the last bytes moved.
-     * A write still draining to a slow reader counts as bytes moving, as its completion is one.
+     * The idle time (SPEC R16): no byte moved either way since the last look closes both; else the
+     * next look is due when the idle time runs out from the last bytes moved. A read, a finished
+     * write, and a write that went further since the last look (a slow reader taking part of a
+     * buffer) are all bytes moving; a write that waits on a peer that reads nothing is not.
      */
     private void idleCheck() {
         if (closing) {
             return;
         }
+        if (clientWrites.wentOn(client) | upstreamWrites.wentOn(upstream)) {
+            lastMoved = System.nanoTime();
+        }
         long quiet = System.nanoTime() - lastMoved;
         long idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMillis);
-        if (quiet >= idleNanos && !writing()) {
+        if (quiet >= idleNanos) {
             log.debug("connection {}: idle, closing", connection);
             closeNow();
             return;
@@ -133,14 +141,41 @@ public final class Splice {
         idle = client.eventLoop().schedule(this::idleCheck, Math.max(1, idleNanos - quiet), TimeUnit.NANOSECONDS);
     }
 
-    /** Whether a write is still queued on either side: a slow reader is being written to. */
-    private boolean writing() {
-        return pending(client) > 0 || pending(upstream) > 0;
-    }
+    /**
+     * Where one side's writes stood at the last look: the oldest write still queued here and how
+     * far it went, and the bytes the kernel holds for the peer unacknowledged. A peer that reads
+     * slowly drains the kernel's buffers (megabytes on loopback) long before a write queued here
+     * goes any further, so both are looked at.
+     */
+    private static final class WriteProgress {
+        private Object head;
+        private long progress;
+        private int unacknowledged;
 
-    private static long pending(Channel channel) {
-        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
-        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
+        /** Whether this side's writes went on since the last look. */
+        boolean wentOn(Channel channel) {
+            ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+            Object current = buffer == null ? null : buffer.current();
+            long written = buffer == null ? 0 : buffer.currentProgress();
+            int inKernel = unacknowledged(channel, unacknowledged);
+            boolean wentOn = current != head || written != progress || inKernel != unacknowledged;
+            head = current;
+            progress = written;
+            unacknowledged = inKernel;
+            return wentOn;
+        }
+
+        /** The kernel's unacknowledged bytes, or {@code before} where they cannot be had: no movement. */
+        private static int unacknowledged(Channel channel, int before) {
+            if (channel.isOpen() && channel instanceof UnixChannel unix && unix.fd() instanceof Socket socket) {
+                try {
+                    return Posix.unacknowledged(socket.intValue());
+                } catch (Posix.Failure e) {
+                    return before;
+                }
+            }
+            return before;
+        }
     }
 
     private ChannelFutureListener endOr(Channel peer) {

@@ -102,6 +102,65 @@ class SpliceTest {
     }
 
     @Test
+    void aTunnelWhoseUpstreamStopsReadingIsClosedAfterTheIdleTime() throws Exception {
+        // Regression: a write queued for a peer that reads nothing counted as bytes moving, so a
+        // tunnel whose reader stopped for good stayed open past the idle time, for ever.
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (ServerSocket origin = new ServerSocket(0, 1, loopback)) {
+            CompletableFuture<Channel> upstream = new CompletableFuture<>();
+            Channel front = front(origin.getLocalPort(), decision -> {}, upstream);
+            Socket client = new Socket(loopback, ((InetSocketAddress) front.localAddress()).getPort());
+            Socket neverReads = accept(origin); // held open, never read
+            try {
+                Channel up = upstream.get(5, TimeUnit.SECONDS);
+                Thread writer = Thread.ofPlatform().start(() -> fill(client));
+
+                assertTrue(
+                        up.closeFuture().await(IDLE_MILLIS + 3000),
+                        "the tunnel is still open " + (IDLE_MILLIS + 3000) + " ms after its upstream stopped reading");
+                writer.join(5000);
+                assertTrue(!writer.isAlive(), "the client's writes still block");
+            } finally {
+                neverReads.close();
+                client.close();
+                front.close().sync();
+            }
+        }
+    }
+
+    @Test
+    void aSlowReaderKeepsItsTunnelOpenPastTheIdleTime() throws Exception {
+        // The other side of the fix above: a reader that takes a little (one loopback segment) in
+        // every quarter of the idle time keeps the tunnel, though the kernel's buffers and a whole
+        // 128 KiB write to it take longer than the idle time to drain.
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (ServerSocket origin = new ServerSocket(0, 1, loopback)) {
+            CompletableFuture<Channel> upstream = new CompletableFuture<>();
+            Channel front = front(origin.getLocalPort(), decision -> {}, upstream);
+            Socket client = new Socket(loopback, ((InetSocketAddress) front.localAddress()).getPort());
+            try (Socket slow = accept(origin)) {
+                Channel up = upstream.get(5, TimeUnit.SECONDS);
+                Thread writer = Thread.ofPlatform().start(() -> fill(client));
+                int sip = 64 * 1024;
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * IDLE_MILLIS + 1000);
+                while (System.nanoTime() < until) {
+                    assertEquals(
+                            sip, slow.getInputStream().readNBytes(sip).length, "the tunnel ended under a slow reader");
+                    Thread.sleep(IDLE_MILLIS / 4);
+                }
+
+                assertTrue(up.isOpen(), "a slow reader's tunnel was closed as idle");
+                client.setSoLinger(true, 0);
+                client.close();
+                writer.join(5000);
+            } finally {
+                client.close();
+                front.close().sync();
+            }
+        }
+    }
+
+    @Test
     void anUpstreamResetReachesTheClientAsAResetAndIsOnTheDecisionLine() throws Exception {
         // Regression: an origin that reset after sending data gave the client an orderly end of
         // stream, so a cut-off download looked whole; the decision line said nothing.
@@ -177,6 +236,12 @@ class SpliceTest {
 
     /** A splicing front door to the origin on {@code port}; each connection's decision goes to {@code sink}. */
     private Channel front(int port, DecisionSink sink) throws InterruptedException {
+        return front(port, sink, new CompletableFuture<>());
+    }
+
+    /** As above, and {@code upstream} gets each connection's upstream channel once it is dialed. */
+    private Channel front(int port, DecisionSink sink, CompletableFuture<Channel> upstream)
+            throws InterruptedException {
         return new ServerBootstrap()
                 .group(group)
                 .channel(EpollServerSocketChannel.class)
@@ -190,7 +255,7 @@ class SpliceTest {
                             @Override
                             public void channelActive(ChannelHandlerContext ctx) {
                                 ConnectionRecord.of(client).allowed();
-                                dial(client, port, new CompletableFuture<>());
+                                dial(client, port, upstream);
                             }
                         });
                     }
