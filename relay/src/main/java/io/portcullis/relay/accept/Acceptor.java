@@ -104,14 +104,21 @@ final class Acceptor extends ChannelInboundHandlerAdapter {
                         relay.spawnsOpen().getAsInt())
                 : Optional.of(DenyCode.LIMIT_RATE);
         if (full.isPresent()) {
-            record.deny(full.get());
+            boolean linger =
+                    socket.kind() == Handoff.Kind.PROXY && relay.budget().tryLinger(child);
+            record.deny(
+                    full.get(),
+                    linger || socket.kind() != Handoff.Kind.PROXY
+                            ? ""
+                            : full.get().sentence() + "; answered and closed at once: " + Budgets.LINGERING
+                                    + " refused connections linger already");
             child.config().setAutoRead(false);
             register(child).addListener(registered -> {
                 if (!registered.isSuccess()) {
                     return;
                 }
                 if (socket.kind() == Handoff.Kind.PROXY) {
-                    ProxyKind.refuse(child, full.get(), relay.budget().tryLinger(child));
+                    ProxyKind.refuse(child, full.get(), linger);
                 } else {
                     child.close();
                 }

@@ -20,7 +20,7 @@ public final class Budgets {
      * The most refused connections that hold no place in any budget and may linger at once before
      * their close (SPEC R17): a quarter of the descriptors kept in reserve ({@link Descriptors}).
      */
-    static final int LINGERING = Descriptors.RESERVE / 4;
+    public static final int LINGERING = Descriptors.RESERVE / 4;
 
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicInteger lingering = new AtomicInteger();
