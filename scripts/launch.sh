@@ -69,9 +69,10 @@ train_entry() {
 # The CLI's AOT cache (JEP 483/514/515, decision D74): the classes that --help, check, relay, run
 # and the daemon load, loaded and linked ahead of time, and the profiles of their methods, from one
 # training run (train_cli, io.portcullis.cli.StartUpTraining) by the java that reads it. The JVM
-# checks it against the class path (each jar's size and time) and its own options and starts without
-# it when it does not fit; -Xlog:aot=off,cds=off keeps that silent, so a missing, stale, damaged or
-# unfitting cache changes nothing but the time a start takes.
+# checks it against its own options and starts without it when it does not fit; -Xlog:aot=off,cds=off
+# keeps that silent, so a missing, damaged or unfitting cache changes nothing but the time a start
+# takes. The jars are checked here (aot_cache_allowed): JDK 25 took a rebuilt jar's classes from a
+# cache made before the rebuild, so a cache older than any jar of the class path is not given.
 train_cli() {
     local tmp=$cli_aot.$$.tmp dir
     dir=$(mktemp -d "${TMPDIR:-/tmp}/portcullis-train-XXXXXX") || return 0
@@ -93,7 +94,7 @@ aot_cache_allowed() {
         *-Xshare* | *SharedArchiveFile* | *ArchiveClassesAtExit* | *SharedClassListFile* | *DumpLoadedClassList* | *AOTCache* | *AOTMode* | *AOTConfiguration*)
             return 1 ;;
     esac
-    [ -f "$cli_aot" ]
+    [ -f "$cli_aot" ] && [ -z "$(find "$cli_jar" "${cli_jar%/*}/lib" -name '*.jar' -newer "$cli_aot" -print -quit 2>/dev/null)" ]
 }
 
 # cli_opts ARGS...: the CLI's JVM options for what ARGS start (decision D76), in cli_opts.
