@@ -926,6 +926,23 @@ public final class Posix {
         }
     }
 
+    /**
+     * Gives {@code signal} its default disposition if it was ignored (a parent's {@code nohup} or
+     * {@code trap '' HUP}, kept across execve); true when it was. The JVM installs no handler for a
+     * signal it finds ignored, so a handler installed after this takes effect either way.
+     */
+    public static boolean unignore(int signal) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment old = arena.allocate(32, 8);
+            check("rt_sigaction " + signal, invoke(Call.SIGACTION, signal, 0L, old, 8L));
+            if (old.get(JAVA_LONG, 0) != 1L) { // SIG_IGN
+                return false;
+            }
+            check("rt_sigaction " + signal, invoke(Call.SIGACTION, signal, arena.allocate(32, 8), 0L, 8L));
+            return true;
+        }
+    }
+
     /** Linked on first use: only a service that adopts descriptors unsets its environment. */
     private static final class Unsetenv {
         static final MethodHandle HANDLE =

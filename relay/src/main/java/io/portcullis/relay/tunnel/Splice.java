@@ -19,6 +19,7 @@ import io.portcullis.relay.observe.ConnectionRecord;
 import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -148,14 +149,17 @@ public final class Splice {
      * goes any further, so both are looked at.
      */
     private static final class WriteProgress {
-        private Object head;
+        /** The head when nothing is queued. */
+        private static final Object NOTHING = new Object();
+
+        private Object head = NOTHING;
         private long progress;
         private int unacknowledged;
 
         /** Whether this side's writes went on since the last look. */
         boolean wentOn(Channel channel) {
             ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
-            Object current = buffer == null ? null : buffer.current();
+            Object current = buffer == null ? NOTHING : Objects.requireNonNullElse(buffer.current(), NOTHING);
             long written = buffer == null ? 0 : buffer.currentProgress();
             int inKernel = unacknowledged(channel, unacknowledged);
             boolean wentOn = current != head || written != progress || inKernel != unacknowledged;

@@ -39,19 +39,18 @@ class DaemonCommandTest {
     private Path host;
 
     private Process start() throws Exception {
+        return start(List.of());
+    }
+
+    /** The daemon, its command line after {@code prefix} (a command that execs it). */
+    private Process start(List<String> prefix) throws Exception {
         host = Files.writeString(dir.resolve("host.json"), "{}");
         spawns = Files.createDirectory(dir.resolve("spawns"));
         control = dir.resolve("control.sock");
-        return Portcullis.command(List.of(
-                        "daemon",
-                        "--host",
-                        host.toString(),
-                        "--control",
-                        control.toString(),
-                        "--dir",
-                        spawns.toString()))
-                .redirectError(dir.resolve("stderr.txt").toFile())
-                .start();
+        ProcessBuilder daemon = Portcullis.command(List.of(
+                "daemon", "--host", host.toString(), "--control", control.toString(), "--dir", spawns.toString()));
+        daemon.command().addAll(0, prefix);
+        return daemon.redirectError(dir.resolve("stderr.txt").toFile()).start();
     }
 
     private static JsonNode firstLine(Process process) throws Exception {
@@ -102,6 +101,24 @@ class DaemonCommandTest {
             Thread.sleep(100);
         }
         assertEquals(expected, generation());
+    }
+
+    @Test
+    void aDaemonStartedUnderNohupStillReloadsOnSighup() throws Exception {
+        // Regression: started with SIGHUP ignored (nohup, or a test run under it), the JVM installed
+        // no handler, so logrotate's SIGHUP neither reopened the log nor reloaded, and nothing said so.
+        Process daemon = start(List.of("nohup"));
+        try {
+            assertEquals(1, firstLine(daemon).get("generation").asLong());
+            Files.writeString(host, "{\"denyList\": [\"203.0.113.0/24\"]}");
+            Run.of(List.of("kill", "-HUP", Long.toString(daemon.pid())), "", 10);
+            awaitGeneration(2);
+            assertTrue(Files.readString(dir.resolve("stderr.txt"))
+                    .contains("SIGHUP was ignored when this process started"));
+        } finally {
+            daemon.destroy();
+            daemon.waitFor(20, TimeUnit.SECONDS);
+        }
     }
 
     @Test
