@@ -4,6 +4,7 @@
  * use only what the engine exports.
  */
 module io.portcullis.bench {
+    requires static transitive org.jspecify;
     requires io.portcullis.wire;
     requires io.portcullis.owner;
     requires io.portcullis.relay;

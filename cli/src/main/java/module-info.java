@@ -5,6 +5,7 @@
  * pages from their annotations.
  */
 module io.portcullis.cli {
+    requires static transitive org.jspecify;
     requires io.portcullis.entry;
     requires io.portcullis.wire;
     requires io.portcullis.log;

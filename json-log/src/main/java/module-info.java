@@ -1,5 +1,6 @@
 /** JSON lines for every SLF4J logger: the provider that SLF4J's service loader finds (SPEC R40). */
 module io.portcullis.log {
+    requires static transitive org.jspecify;
     requires transitive org.slf4j;
     requires transitive com.fasterxml.jackson.core;
 

@@ -4,6 +4,7 @@
  * module; it is started by its main class, whose jar the launcher finds through it.
  */
 module io.portcullis.entry {
+    requires static transitive org.jspecify;
     requires io.portcullis.wire;
 
     exports io.portcullis.entry to

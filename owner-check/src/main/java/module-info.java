@@ -4,6 +4,7 @@
  * kernel's tables and processes are read stays inside.
  */
 module io.portcullis.owner {
+    requires static transitive org.jspecify;
     requires com.github.benmanes.caffeine;
     requires com.github.dockerjava.api;
     requires com.github.dockerjava.core;

@@ -7,6 +7,7 @@
  * benchmarks are named for the few internals they also use. Everything else stays inside.
  */
 module io.portcullis.relay {
+    requires static transitive org.jspecify;
     requires transitive io.portcullis.owner;
     requires transitive io.netty.transport;
     requires transitive io.portcullis.wire;

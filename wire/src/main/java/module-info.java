@@ -4,5 +4,7 @@
  * the in-namespace program.
  */
 module io.portcullis.wire {
+    requires static transitive org.jspecify;
+
     exports io.portcullis.wire;
 }

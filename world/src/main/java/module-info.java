@@ -4,6 +4,7 @@
  * it.
  */
 module io.portcullis.world {
+    requires static transitive org.jspecify;
     requires com.fasterxml.jackson.databind;
     requires io.netty.buffer;
     requires transitive io.netty.codec.dns;

@@ -1,2 +1,5 @@
 /** JMH benchmarks of the hot path. */
+@NullMarked
 package io.portcullis.bench;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import com.fasterxml.jackson.core.io.SerializedString;
 import java.io.Serial;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Jackson's escapes for a log line: every control character inside a string is written as
@@ -61,9 +62,9 @@ public final class ControlEscapes extends CharacterEscapes {
         return ASCII;
     }
 
-    /** Asked for every character past ASCII. */
+    /** Asked for every character past ASCII; null (Jackson's contract) leaves it as it is. */
     @Override
-    public SerializableString getEscapeSequence(int ch) {
+    public @Nullable SerializableString getEscapeSequence(int ch) {
         return isEscaped(ch) ? new SerializedString(sequence(ch)) : null;
     }
 }

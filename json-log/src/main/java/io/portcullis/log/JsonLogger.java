@@ -3,6 +3,7 @@ package io.portcullis.log;
 import java.io.Serial;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Marker;
 import org.slf4j.event.KeyValuePair;
 import org.slf4j.event.Level;
@@ -53,14 +54,19 @@ final class JsonLogger extends LegacyAbstractLogger implements LoggingEventAware
         return JsonLog.enabled(ours, Level.ERROR);
     }
 
+    /** None: the caller is not looked up (SLF4J's contract allows null). */
     @Override
-    protected String getFullyQualifiedCallerName() {
+    protected @Nullable String getFullyQualifiedCallerName() {
         return null;
     }
 
     @Override
     protected void handleNormalizedLoggingCall(
-            Level level, Marker marker, String pattern, Object[] arguments, Throwable thrown) {
+            Level level,
+            @Nullable Marker marker,
+            String pattern,
+            Object @Nullable [] arguments,
+            @Nullable Throwable thrown) {
         if (JsonLog.admit(name, level, pattern)) {
             write(level, MessageFormatter.basicArrayFormat(pattern, arguments), thrown, List.of());
         }
@@ -80,7 +86,7 @@ final class JsonLogger extends LegacyAbstractLogger implements LoggingEventAware
                 pairs);
     }
 
-    private void write(Level level, String message, Throwable thrown, List<KeyValuePair> pairs) {
+    private void write(Level level, String message, @Nullable Throwable thrown, List<KeyValuePair> pairs) {
         JsonLog.write(JsonLog.line(Instant.now(), level, name, message, thrown, pairs));
     }
 }

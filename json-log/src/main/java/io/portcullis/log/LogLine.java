@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.event.KeyValuePair;
 import org.slf4j.event.Level;
 
@@ -28,7 +29,12 @@ final class LogLine {
     private LogLine() {}
 
     static String text(
-            Instant time, Level level, String logger, String message, Throwable thrown, List<KeyValuePair> pairs) {
+            Instant time,
+            Level level,
+            String logger,
+            @Nullable String message,
+            @Nullable Throwable thrown,
+            List<KeyValuePair> pairs) {
         StringWriter out = new StringWriter(256);
         try (JsonGenerator json = JSON.createGenerator(out)) {
             json.setCharacterEscapes(ESCAPES);

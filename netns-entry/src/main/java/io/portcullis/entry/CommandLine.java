@@ -10,8 +10,10 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Parses {@code portcullis entry} arguments and its one variable, the spawn's hand-over key,
@@ -71,8 +73,12 @@ final class CommandLine {
     }
 
     private final List<String> problems = new ArrayList<>();
-    private Handoff.Key key;
-    private Path relay;
+    /** Null until {@code --relay} is read; {@link #check} says so when it never is. */
+    private @Nullable Path relay;
+
+    /** Null until the key is read; {@link #key} says so when it is missing or malformed. */
+    private Handoff.@Nullable Key key;
+
     private int proxyPort = EntryOptions.DEFAULT_PROXY_PORT;
     private final List<Integer> forwards = new ArrayList<>();
     private OptionalInt door = OptionalInt.empty();
@@ -115,7 +121,7 @@ final class CommandLine {
             int equals = arg.indexOf('=');
             boolean inline = arg.startsWith("--") && equals > 0;
             String name = inline ? arg.substring(0, equals) : arg;
-            String value;
+            @Nullable String value;
             if (inline) {
                 value = arg.substring(equals + 1);
             } else if (i < args.size() && isOption(name)) {
@@ -128,7 +134,16 @@ final class CommandLine {
         key(environment.get(Handoff.Key.ENVIRONMENT));
         check();
         return problems.isEmpty()
-                ? new Run(new EntryOptions(relay, key, proxyPort, forwards, door, named, dns, readyFd, command))
+                ? new Run(new EntryOptions(
+                        Objects.requireNonNull(relay, "--relay"),
+                        Objects.requireNonNull(key, Handoff.Key.ENVIRONMENT),
+                        proxyPort,
+                        forwards,
+                        door,
+                        named,
+                        dns,
+                        readyFd,
+                        command))
                 : new Usage(problems);
     }
 
@@ -137,7 +152,7 @@ final class CommandLine {
                 .contains(name);
     }
 
-    private void option(String name, String value) {
+    private void option(String name, @Nullable String value) {
         if (!name.startsWith("-")) {
             problems.add(name + ": unexpected argument (expected: an option, or -- before the command)");
             return;
@@ -180,7 +195,7 @@ final class CommandLine {
     }
 
     /** The key as the relay wrote it; a problem never repeats the value, which may be a key. */
-    private void key(String value) {
+    private void key(@Nullable String value) {
         if (value == null) {
             problems.add(Handoff.Key.ENVIRONMENT + ": not set (expected: the spawn's handoffKey, 64 hex digits,"
                     + " from the relay's ready line or the daemon's answer)");

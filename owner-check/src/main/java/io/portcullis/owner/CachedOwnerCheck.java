@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The owner check with its own executor and a short answer cache keyed by the whole query (R35).
@@ -24,7 +25,7 @@ final class CachedOwnerCheck implements ManagedOwnerCheck {
     private final ExecutorService executor;
     private final OwnerJudge judge;
     /** Null for a zero window: every connection asks again. */
-    private final AsyncLoadingCache<OwnerQuery, OwnerAnswer> cache;
+    private final @Nullable AsyncLoadingCache<OwnerQuery, OwnerAnswer> cache;
 
     private final AutoCloseable resources;
     private final Duration deadline;

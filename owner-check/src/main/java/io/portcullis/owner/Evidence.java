@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Maps what the kernel and Docker readers found to the public evidence records. The evidence is
@@ -43,7 +44,7 @@ final class Evidence {
     }
 
     /** Null when the reader could not tell (the {@code /proc} fallback). */
-    private static Boolean v6Only(TcpListener l) {
+    private static @Nullable Boolean v6Only(TcpListener l) {
         return switch (l.v6Only()) {
             case ON -> true;
             case OFF -> false;
@@ -81,7 +82,7 @@ final class Evidence {
         Map<String, String> shown = new HashMap<>();
         List<String> names = labels.keySet().stream().sorted().toList();
         for (String name : names.subList(0, Math.min(names.size(), LABELS))) {
-            shown.put(cut(name, CHARS), cut(labels.get(name), CHARS));
+            shown.put(cut(name, CHARS), cut(labels.getOrDefault(name, ""), CHARS));
         }
         if (names.size() > LABELS) {
             shown.put("…", "(" + (names.size() - LABELS) + " more labels)");
@@ -89,7 +90,7 @@ final class Evidence {
         return shown;
     }
 
-    private static String path(String path) {
+    private static @Nullable String path(@Nullable String path) {
         return path == null ? null : cut(path, ARGV_CHARS);
     }
 

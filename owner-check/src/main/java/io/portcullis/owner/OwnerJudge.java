@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One owner check, synchronously, in the order of SPEC R30-R34: a container's own address (for an
@@ -47,7 +48,7 @@ final class OwnerJudge {
         try {
             return judge(query, seen);
         } catch (DockerDownException e) {
-            return OwnerAnswer.deny(OwnerCode.DOCKER_DOWN, e.getMessage(), seen.evidence());
+            return OwnerAnswer.deny(OwnerCode.DOCKER_DOWN, String.valueOf(e.getMessage()), seen.evidence());
         } catch (Exception | LinkageError | StackOverflowError e) {
             return OwnerAnswer.deny(OwnerCode.ERROR, String.valueOf(e), seen.evidence());
         }
@@ -223,9 +224,12 @@ final class OwnerJudge {
     private static final class Seen {
         List<TcpListener> listeners = List.of();
         /** Every gateway-user listener's holders, from one scan; null until needed. */
+        @Nullable
         Map<Long, List<ProcessInfo>> holders;
 
         final List<OwnerEvidence.Process> processes = new ArrayList<>();
+
+        @Nullable
         ContainerInfo container;
 
         OwnerEvidence evidence() {

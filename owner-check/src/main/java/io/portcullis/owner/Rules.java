@@ -131,13 +131,9 @@ final class Rules {
     }
 
     private Optional<String> bundleId(String workingDir) {
-        Path dir = path(workingDir);
-        if (dir == null || dir.getParent() == null) {
-            return Optional.empty();
-        }
-        return bundleDirs.contains(dir.getParent())
-                ? Optional.of(dir.getFileName().toString())
-                : Optional.empty();
+        return path(workingDir)
+                .filter(dir -> dir.getParent() != null && bundleDirs.contains(dir.getParent()))
+                .map(dir -> String.valueOf(dir.getFileName()));
     }
 
     private static boolean matches(OwnerConfig.Signature s, ProcessInfo p) {
@@ -162,18 +158,20 @@ final class Rules {
     }
 
     private boolean underRoot(String text) {
-        Path path = path(text);
-        return path != null && roots.stream().anyMatch(path::startsWith);
+        return path(text)
+                .filter(path -> roots.stream().anyMatch(path::startsWith))
+                .isPresent();
     }
 
-    private static Path path(String text) {
+    /** {@code text} as an absolute path; empty when it is not one. */
+    private static Optional<Path> path(String text) {
         if (!text.startsWith("/")) {
-            return null;
+            return Optional.empty();
         }
         try {
-            return Path.of(text).normalize();
+            return Optional.of(Path.of(text).normalize());
         } catch (InvalidPathException e) {
-            return null;
+            return Optional.empty();
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This host's port holders, read from the kernel on an executor and cached for a short window
@@ -34,7 +35,7 @@ final class SystemPortHolders implements PortHolders {
     private final int loopbackIndex;
     private final Duration deadline;
     /** Null for a zero window: every question reads the kernel again. */
-    private final AsyncLoadingCache<Key, Holders> cache;
+    private final @Nullable AsyncLoadingCache<Key, Holders> cache;
 
     private record Key(Protocol protocol, InetAddress address, int port) {}
 

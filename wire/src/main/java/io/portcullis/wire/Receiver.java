@@ -245,7 +245,7 @@ public final class Receiver {
         try {
             handoff = Handoff.decode(bytes);
         } catch (Handoff.Malformed e) {
-            return new Refused(e.getMessage());
+            return new Refused(String.valueOf(e.getMessage()));
         }
         if (fds.size() != handoff.sockets().size()) {
             return new Refused(

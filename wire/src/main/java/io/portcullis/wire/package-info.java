@@ -4,4 +4,7 @@
  * Sender}, {@link Receiver}), the service manager's notification socket and descriptor store ({@link
  * Notify}, {@link ListenFds}), and the system calls (FFM) that they and the relay need.
  */
+@NullMarked
 package io.portcullis.wire;
+
+import org.jspecify.annotations.NullMarked;

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLSocket;
 
@@ -41,10 +42,10 @@ final class HttpOrigin implements Origin {
         ByteArrayOutputStream seen = new ByteArrayOutputStream();
         InputStream in = new BufferedInputStream(new TeeInput(socket.getInputStream(), seen));
         try {
-            String head = readHead(in);
-            if (head != null) {
-                readBody(in, head);
-                answer(socket, head, record);
+            Optional<String> head = readHead(in);
+            if (head.isPresent()) {
+                readBody(in, head.get());
+                answer(socket, head.get(), record);
             }
             socket.setSoTimeout(DRAIN_MILLIS);
             in.transferTo(OutputStream.nullOutputStream());
@@ -76,23 +77,23 @@ final class HttpOrigin implements Origin {
         }
     }
 
-    /** The request head up to and without the empty line, or null when the connection ended first. */
-    private static String readHead(InputStream in) throws IOException {
+    /** The head, ended by its blank line; empty when the client ended first or sent too much. */
+    private static Optional<String> readHead(InputStream in) throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         int last = -1;
         int beforeLast = -1;
         for (int b; (b = in.read()) >= 0; ) {
             head.write(b);
             if (b == '\n' && (last == '\n' || (last == '\r' && beforeLast == '\n'))) {
-                return head.toString(StandardCharsets.ISO_8859_1).strip();
+                return Optional.of(head.toString(StandardCharsets.ISO_8859_1).strip());
             }
             if (head.size() > MAX_HEAD) {
-                return null;
+                return Optional.empty();
             }
             beforeLast = last;
             last = b;
         }
-        return null;
+        return Optional.empty();
     }
 
     /** Reads the body as the head frames it (Content-Length or chunked), so the answer follows it. */
@@ -113,13 +114,13 @@ final class HttpOrigin implements Origin {
 
     private static void readChunked(InputStream in) throws IOException {
         while (true) {
-            String sizeLine = readLine(in);
-            if (sizeLine == null) {
+            Optional<String> sizeLine = readLine(in);
+            if (sizeLine.isEmpty()) {
                 return;
             }
-            int size = Integer.parseInt(sizeLine.split(";", 2)[0].strip(), 16);
+            int size = Integer.parseInt(sizeLine.get().split(";", 2)[0].strip(), 16);
             if (size == 0) {
-                while (sizeLine != null && !sizeLine.isEmpty()) {
+                while (sizeLine.isPresent() && !sizeLine.get().isEmpty()) {
                     sizeLine = readLine(in);
                 }
                 return;
@@ -129,15 +130,16 @@ final class HttpOrigin implements Origin {
         }
     }
 
-    private static String readLine(InputStream in) throws IOException {
+    /** One line; empty when the client ended first. */
+    private static Optional<String> readLine(InputStream in) throws IOException {
         ByteArrayOutputStream line = new ByteArrayOutputStream();
         for (int b; (b = in.read()) >= 0; ) {
             if (b == '\n') {
-                return line.toString(StandardCharsets.ISO_8859_1).strip();
+                return Optional.of(line.toString(StandardCharsets.ISO_8859_1).strip());
             }
             line.write(b);
         }
-        return null;
+        return Optional.empty();
     }
 
     private void save(String record, byte[] bytes) throws IOException {

@@ -10,9 +10,11 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import javax.net.ServerSocketFactory;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The origins of one site, as a process of its own inside the site's namespace (a thread cannot
@@ -27,12 +29,13 @@ public final class OriginMain {
     public static void main(String[] args) throws Exception {
         Options options = Options.parse(args);
         List<Integer> ports = new ArrayList<>();
-        HttpOrigin http = new HttpOrigin(options.name, options.dir);
+        HttpOrigin http = new HttpOrigin(options.name, Objects.requireNonNull(options.dir, "--dir"));
         for (int port : options.http) {
             ports.add(start(ServerSocketFactory.getDefault(), port, http));
         }
         if (!options.tls.isEmpty()) {
-            ServerSocketFactory tls = tlsFactory(options.keystore, options.storepass);
+            ServerSocketFactory tls =
+                    tlsFactory(Objects.requireNonNull(options.keystore, "--keystore"), options.storepass);
             for (int port : options.tls) {
                 ports.add(start(tls, port, http));
             }
@@ -72,8 +75,13 @@ public final class OriginMain {
 
     private static final class Options {
         String name = "origin";
+
+        @Nullable
         Path dir;
+
+        @Nullable
         Path keystore;
+
         String storepass = "";
         final List<Integer> http = new ArrayList<>();
         final List<Integer> tls = new ArrayList<>();

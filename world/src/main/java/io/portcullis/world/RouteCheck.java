@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -33,37 +34,35 @@ final class RouteCheck {
         }
         List<String> problems = new ArrayList<>();
         for (JsonNode route : routes) {
-            String problem = problem(route, devices, prefixes);
-            if (problem != null) {
-                problems.add(problem);
-            }
+            problem(route, devices, prefixes).ifPresent(problems::add);
         }
         return problems;
     }
 
-    private static String problem(JsonNode route, Set<String> devices, List<Prefix> prefixes) {
+    /** What is wrong with {@code route}; empty when nothing is. */
+    private static Optional<String> problem(JsonNode route, Set<String> devices, List<Prefix> prefixes) {
         String type = route.path("type").asText("unicast");
         String dst = route.path("dst").asText("");
         String dev = route.path("dev").asText("");
         if (DEAD_END_TYPES.contains(type)) {
-            return null;
+            return Optional.empty();
         }
         if ("default".equals(dst) || dst.endsWith("/0")) {
-            return "route: " + route + " (expected: no default route)";
+            return Optional.of("route: " + route + " (expected: no default route)");
         }
         if (!dev.equals("lo") && !devices.contains(dev)) {
-            return "route: " + route + " (expected: a device of the world: lo, " + devices + ")";
+            return Optional.of("route: " + route + " (expected: a device of the world: lo, " + devices + ")");
         }
         if (LOCAL_TYPES.contains(type)) {
-            return null;
+            return Optional.empty();
         }
         if (!"unicast".equals(type) || !route.path("gateway").isMissingNode()) {
-            return "route: " + route + " (expected: a directly connected route)";
+            return Optional.of("route: " + route + " (expected: a directly connected route)");
         }
         if (dev.equals("lo") || !isWorldPrefix(dst, prefixes)) {
-            return "route: " + route + " (expected: one of " + prefixes + " or " + LINK_LOCAL + ")";
+            return Optional.of("route: " + route + " (expected: one of " + prefixes + " or " + LINK_LOCAL + ")");
         }
-        return null;
+        return Optional.empty();
     }
 
     private static boolean isWorldPrefix(String dst, List<Prefix> prefixes) {

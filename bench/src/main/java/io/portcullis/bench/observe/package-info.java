@@ -1,2 +1,5 @@
 /** JMH benchmarks of what the relay writes per connection: the decision line. */
+@NullMarked
 package io.portcullis.bench.observe;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A running container as the owner check needs it.
@@ -27,7 +28,7 @@ public record ContainerInfo(
     }
 
     /** A port published on the host. {@code hostIp} null: every address; a wildcard: every address of its family. */
-    public record Published(InetAddress hostIp, int port, String protocol) {
+    public record Published(@Nullable InetAddress hostIp, int port, String protocol) {
         public Published {
             Objects.requireNonNull(protocol, "protocol");
             if (port < 1 || port > 65535) {

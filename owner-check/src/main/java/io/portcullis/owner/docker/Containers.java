@@ -5,10 +5,11 @@ import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /** Maps the Engine API's container list entries to {@link ContainerInfo}. */
 final class Containers {
@@ -28,7 +29,7 @@ final class Containers {
         return Arrays.stream(c.getPorts())
                 .filter(p -> p.getPublicPort() != null && p.getPublicPort() > 0)
                 .map(p -> new ContainerInfo.Published(
-                        literal(p.getIp()), p.getPublicPort(), p.getType() == null ? "tcp" : p.getType()))
+                        literal(p.getIp()).orElse(null), p.getPublicPort(), p.getType() == null ? "tcp" : p.getType()))
                 .toList();
     }
 
@@ -38,12 +39,12 @@ final class Containers {
         }
         return c.getNetworkSettings().getNetworks().values().stream()
                 .flatMap(n -> Stream.of(n.getIpAddress(), n.getGlobalIPv6Address()))
-                .map(Containers::literal)
-                .filter(Objects::nonNull)
+                .flatMap(text -> literal(text).stream())
                 .collect(Collectors.toSet());
     }
 
-    private static InetAddress literal(String text) {
-        return text == null || text.isEmpty() ? null : InetAddress.ofLiteral(text);
+    /** The address Docker names; empty for none (Docker's null or empty text). */
+    private static Optional<InetAddress> literal(@Nullable String text) {
+        return text == null || text.isEmpty() ? Optional.empty() : Optional.of(InetAddress.ofLiteral(text));
     }
 }

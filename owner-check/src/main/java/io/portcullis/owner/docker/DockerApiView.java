@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +55,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     /** One more at each invalidation, so a list that raced one leaves the view stale. */
     private final AtomicLong invalidations = new AtomicLong();
 
-    private volatile Closeable events;
+    private volatile @Nullable Closeable events;
     private volatile List<DockerNetworks.Block> bridges;
     private volatile List<DockerNetworks.Block> subnets = List.of();
     private volatile DockerNetworks networks;

@@ -16,6 +16,8 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -48,14 +50,17 @@ final class ProcFdScan implements ProcessSource {
                 Fds fds = fds(dir, sockets, ownerUid);
                 Path view = dir;
                 if (fds.none()) {
-                    view = livingThread(dir, sockets, ownerUid);
-                    fds = view == null ? fds : fds(view, sockets, ownerUid);
+                    Optional<Path> thread = livingThread(dir, sockets, ownerUid);
+                    if (thread.isPresent()) {
+                        view = thread.get();
+                        fds = fds(view, sockets, ownerUid);
+                    }
                 }
                 if (!fds.asked().isEmpty()) {
-                    Holder holder = confirm(view, fds, sockets, ownerUid);
-                    if (holder != null) {
-                        holder.inodes().forEach(inode -> holders.get(inode).add(holder.process()));
-                    }
+                    confirm(view, fds, sockets, ownerUid)
+                            .ifPresent(holder -> holder.inodes()
+                                    .forEach(inode -> holders.computeIfAbsent(inode, none -> new ArrayList<>())
+                                            .add(holder.process())));
                 }
             }
         }
@@ -69,43 +74,49 @@ final class ProcFdScan implements ProcessSource {
     private record Holder(ProcessInfo process, Set<Long> inodes) {}
 
     /**
-     * Reads a process seen holding asked inodes, then its fds and its {@code stat} again: null when
+     * Reads a process seen holding asked inodes, then its fds and its {@code stat} again: empty when
      * it holds none of them any more, or is exiting (the kernel drops its memory, cwd and exe before
      * its fds, and it never accepts again). The start time before and after tells a pid reused
      * mid-read from the process that was seen. The fds that held the inodes are read again first;
      * the whole table only when one of them changed.
      */
-    private static Holder confirm(Path dir, Fds seen, Map<String, Long> sockets, int ownerUid) throws IOException {
+    private static Optional<Holder> confirm(Path dir, Fds seen, Map<String, Long> sockets, int ownerUid)
+            throws IOException {
         long pid = pid(dir);
         for (int read = 1; read <= READS; read++) {
-            Stat before = Stat.read(dir);
-            if (before == null) {
-                return null;
+            Optional<Stat> before = Stat.read(dir);
+            if (before.isEmpty()) {
+                return Optional.empty();
             }
-            ProcessInfo process = null;
-            IOException unreadable = null;
+            Optional<ProcessInfo> process;
+            Optional<IOException> unreadable;
             try {
-                process = details(dir, pid);
+                process = Optional.of(details(dir, pid));
+                unreadable = Optional.empty();
             } catch (IOException e) {
-                unreadable = e;
+                process = Optional.empty();
+                unreadable = Optional.of(e);
             }
-            Set<Long> still = seen.stillHeld(sockets);
-            if (still == null) {
+            Optional<Set<Long>> held = seen.stillHeld(sockets);
+            if (held.isEmpty()) {
                 seen = fds(dir, sockets, ownerUid);
-                still = seen.inodes();
             }
-            Stat after = Stat.read(dir);
-            if (still.isEmpty() || after == null || (unreadable != null && after.exiting())) {
-                return null;
+            Set<Long> still = held.orElseGet(seen::inodes);
+            Optional<Stat> after = Stat.read(dir);
+            if (still.isEmpty()
+                    || after.isEmpty()
+                    || (unreadable.isPresent() && after.get().exiting())) {
+                return Optional.empty();
             }
-            if (before.startTime() == after.startTime()) {
-                if (unreadable != null) {
+            if (before.get().startTime() == after.get().startTime()) {
+                if (process.isEmpty()) {
+                    IOException cause = unreadable.orElseThrow();
                     throw new IOException(
                             "process " + pid + " holds the socket but its argv, cwd, exe or status cannot be read: "
-                                    + unreadable.getMessage(),
-                            unreadable);
+                                    + cause.getMessage(),
+                            cause);
                 }
-                return new Holder(process, still);
+                return Optional.of(new Holder(process.get(), still));
             }
         }
         throw new IOException("process " + pid + " changed " + READS + " times while it was read");
@@ -115,24 +126,24 @@ final class ProcFdScan implements ProcessSource {
     private record Stat(long startTime, boolean exiting) {
         private static final long PF_EXITING = 0x4;
 
-        /** Null when the process is gone. */
-        static Stat read(Path dir) throws IOException {
+        /** Empty when the process is gone. */
+        static Optional<Stat> read(Path dir) throws IOException {
             Path file = dir.resolve("stat");
             String line;
             try {
                 line = Files.readString(file, StandardCharsets.US_ASCII);
             } catch (NoSuchFileException gone) {
-                return null;
+                return Optional.empty();
             } catch (IOException e) {
                 if (gone(dir)) {
-                    return null; // ESRCH: reaped after the open
+                    return Optional.empty(); // ESRCH: reaped after the open
                 }
                 throw e;
             }
             // After the command name: state (field 3) ... flags (field 9) ... start time (field 22).
             String[] fields = line.substring(line.lastIndexOf(')') + 1).strip().split(" ");
             try {
-                return new Stat(Long.parseLong(fields[19]), (Long.parseLong(fields[6]) & PF_EXITING) != 0);
+                return Optional.of(new Stat(Long.parseLong(fields[19]), (Long.parseLong(fields[6]) & PF_EXITING) != 0));
             } catch (ArrayIndexOutOfBoundsException | NumberFormatException e) {
                 throw new IOException(file + ": not a stat line", e);
             }
@@ -155,10 +166,11 @@ final class ProcFdScan implements ProcessSource {
 
     /** The pid a process or thread directory belongs to: {@code <pid>} or {@code <pid>/task/<tid>}. */
     private static long pid(Path dir) {
-        Path name = dir.getParent().getFileName();
-        return Long.parseLong((name.toString().equals("task") ? dir.getParent().getParent() : dir)
-                .getFileName()
-                .toString());
+        Path parent = Objects.requireNonNull(dir.getParent(), "dir");
+        Path process = String.valueOf(parent.getFileName()).equals("task")
+                ? Objects.requireNonNull(parent.getParent(), "dir")
+                : dir;
+        return Long.parseLong(String.valueOf(process.getFileName()));
     }
 
     /** What a fd table holds: whether it has any fd at all, and the fds that hold asked inodes. */
@@ -169,18 +181,18 @@ final class ProcFdScan implements ProcessSource {
             return new HashSet<>(asked.values());
         }
 
-        /** The asked inodes, when every fd that held one still does; null when one changed or failed. */
-        Set<Long> stillHeld(Map<String, Long> sockets) {
+        /** The asked inodes, when every fd that held one still does; empty when one changed or failed. */
+        Optional<Set<Long>> stillHeld(Map<String, Long> sockets) {
             try {
                 for (Map.Entry<Path, Long> fd : asked.entrySet()) {
                     if (!fd.getValue().equals(sockets.get(link(fd.getKey())))) {
-                        return null;
+                        return Optional.empty();
                     }
                 }
             } catch (IOException e) {
-                return null; // the whole table is read again, and its errors judged there
+                return Optional.empty(); // the whole table is read again, and its errors judged there
             }
-            return inodes();
+            return Optional.of(inodes());
         }
     }
 
@@ -222,34 +234,34 @@ final class ProcFdScan implements ProcessSource {
      * living thread, {@code <pid>/task/<tid>}. The link count of {@code <pid>/task} is two plus the
      * number of threads, so the many processes with no fds at all (kernel threads) cost one stat.
      */
-    private static Path livingThread(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
+    private static Optional<Path> livingThread(Path dir, Map<String, Long> sockets, int ownerUid) throws IOException {
         Path tasks = dir.resolve("task");
         try {
             if (((Number) Files.getAttribute(tasks, "unix:nlink")).intValue() <= 3) {
-                return null;
+                return Optional.empty();
             }
             try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
                 for (Path thread : threads) {
                     if (!thread.getFileName().equals(dir.getFileName())
                             && !fds(thread, sockets, ownerUid).none()) {
-                        return thread;
+                        return Optional.of(thread);
                     }
                 }
             }
         } catch (NoSuchFileException gone) {
-            return null;
+            return Optional.empty();
         } catch (DirectoryIteratorException e) {
             if (e.getCause() instanceof NoSuchFileException || gone(dir)) {
-                return null;
+                return Optional.empty();
             }
             throw e.getCause();
         } catch (IOException e) {
             if (gone(dir)) {
-                return null;
+                return Optional.empty();
             }
             throw e;
         }
-        return null;
+        return Optional.empty();
     }
 
     /** True once the process has been reaped: its directory is no longer there. */

@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fallback listener source: {@code net/tcp} and {@code net/tcp6} under a proc root, and
@@ -44,7 +45,7 @@ final class ProcNetTcp implements ListenerSource {
     }
 
     /** The rows on {@code port} of one table in {@code state}, or in any state when null. */
-    private static List<TcpListener> parse(String table, TcpListener.Family family, int port, String state)
+    private static List<TcpListener> parse(String table, TcpListener.Family family, int port, @Nullable String state)
             throws IOException {
         List<TcpListener> found = new ArrayList<>();
         String[] lines = table.split("\n");

@@ -10,18 +10,13 @@ import io.portcullis.wire.Receiver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.function.BiConsumer;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Where the relay starts accepting: each checked socket of a spawn's hand-over (SPEC R4) becomes
  * a channel on the relay's event loops, a listening socket's with one {@link Acceptor}, the DNS
- * socket's answering queries with {@link NamespaceDns}. A socket that stops serving by itself
- * (SPEC R4: shut down or destroyed from inside the namespace, or its accept failing for good) is
- * closed and reported once.
+ * socket's answering queries with {@link NamespaceDns}.
  */
 public final class SpawnListeners {
     private static final Logger log = LoggerFactory.getLogger(SpawnListeners.class);
@@ -36,45 +31,45 @@ public final class SpawnListeners {
         this.relay = Objects.requireNonNull(relay, "relay");
     }
 
+    /** What came of adopting a hand-over's sockets. */
+    public sealed interface Adopted permits Accepting, Refused {}
+
+    /** The relay accepts on every socket of the hand-over, each on its channel, in the hand-over's order. */
+    public record Accepting(List<Adoption> sockets) implements Adopted {
+        public Accepting {
+            sockets = List.copyOf(sockets);
+        }
+
+        public List<Channel> channels() {
+            return sockets.stream().map(Adoption::channel).toList();
+        }
+    }
+
+    /** One handed-over socket and the channel over it. */
+    public record Adoption(Handoff.Socket socket, Channel channel) {}
+
+    /** The sockets could not be adopted, and are closed: why, for the answer to the entry. */
+    public record Refused(String why) implements Adopted {}
+
     /**
-     * Accepts on the checked sockets of {@code accepted}, then asks {@code listening} to take the
-     * channels (false: the spawn closed meanwhile, and they are closed). Runs off the event loops
-     * (it waits for the registrations); every descriptor ends a channel's or closed. Once taken, a
-     * channel that closes by itself is told to {@code stopped} with its socket and why, on its
-     * event loop.
-     *
-     * @return empty once accepting, else why not (for the answer to the entry)
+     * Accepts on the checked sockets of {@code accepted}. Runs off the event loops (it waits for
+     * the registrations); every descriptor ends a channel's or closed.
      */
-    public Optional<String> adopt(
-            SpawnParts spawn,
-            Receiver.Accepted accepted,
-            Predicate<List<Channel>> listening,
-            BiConsumer<Handoff.Socket, String> stopped) {
-        List<Channel> channels = new ArrayList<>();
+    public Adopted adopt(SpawnParts spawn, Receiver.Accepted accepted) {
+        List<Adoption> adopted = new ArrayList<>();
         List<Receiver.Held> sockets = accepted.sockets();
         try {
             for (Receiver.Held held : sockets) {
                 Channel channel = adopt(spawn, held);
-                channels.add(channel);
+                adopted.add(new Adoption(held.socket(), channel));
                 loops.next().register(channel).sync();
             }
-            if (listening.test(channels)) {
-                for (int i = 0; i < channels.size(); i++) {
-                    Channel channel = channels.get(i);
-                    Handoff.Socket socket = sockets.get(i).socket();
-                    channel.closeFuture()
-                            .addListener(
-                                    closed -> Transport.stopped(channel).ifPresent(why -> stopped.accept(socket, why)));
-                }
-                return Optional.empty();
-            }
-            channels.forEach(Channel::close);
-            return Optional.of("the spawn was closed during the hand-over");
+            return new Accepting(adopted);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return failed(channels, sockets, e);
+            return failed(adopted, sockets, e);
         } catch (RuntimeException e) {
-            return failed(channels, sockets, e);
+            return failed(adopted, sockets, e);
         }
     }
 
@@ -105,16 +100,16 @@ public final class SpawnListeners {
     }
 
     /** Closes the channels made so far and the descriptors that no channel took. */
-    private static Optional<String> failed(List<Channel> channels, List<Receiver.Held> sockets, Exception e) {
-        for (Channel channel : channels) {
+    private static Refused failed(List<Adoption> adopted, List<Receiver.Held> sockets, Exception e) {
+        for (Channel channel : adopted.stream().map(Adoption::channel).toList()) {
             if (channel.isRegistered()) {
                 channel.close();
             } else {
                 channel.unsafe().closeForcibly();
             }
         }
-        sockets.stream().skip(channels.size()).forEach(held -> Posix.closeQuietly(held.fd()));
+        sockets.stream().skip(adopted.size()).forEach(held -> Posix.closeQuietly(held.fd()));
         log.warn("could not accept on the handed-over sockets", e);
-        return Optional.of("the relay could not accept on the sockets: " + e);
+        return new Refused("the relay could not accept on the sockets: " + e);
     }
 }

@@ -3,4 +3,7 @@
  * policy's judge, upstream proxy, the kinds with their limits), swapped in by a reload and closed
  * once the connections that started under it no longer need it.
  */
+@NullMarked
 package io.portcullis.relay.generation;
+
+import org.jspecify.annotations.NullMarked;

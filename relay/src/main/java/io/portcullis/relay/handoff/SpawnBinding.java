@@ -1,5 +1,6 @@
 package io.portcullis.relay.handoff;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.portcullis.relay.accept.RelayParts;
@@ -174,14 +175,28 @@ public final class SpawnBinding {
 
     /** Accepts on the checked sockets of a hand-over; off the event loops (it waits for the registrations). */
     private Optional<String> adopt(BoundSpawn spawn, Receiver.Accepted accepted) {
-        return listeners.adopt(
-                spawn.parts(),
-                accepted,
-                servers -> spawn.listening(
-                        servers,
-                        accepted.sockets().stream().map(Receiver.Held::socket).toList(),
-                        accepted.namespace()),
-                (socket, why) -> broken(spawn, socket, why));
+        return switch (listeners.adopt(spawn.parts(), accepted)) {
+            case SpawnListeners.Refused refused -> Optional.of(refused.why());
+            case SpawnListeners.Accepting accepting
+            when !spawn.listening(
+                    accepting.channels(),
+                    accepting.sockets().stream().map(SpawnListeners.Adoption::socket).toList(),
+                    accepted.namespace()) -> {
+                accepting.channels().forEach(Channel::close);
+                yield Optional.of("the spawn was closed during the hand-over");
+            }
+            case SpawnListeners.Accepting accepting -> {
+                // A socket that stops serving by itself (SPEC R4: shut down or destroyed from inside
+                // the namespace, or its accept failing for good) breaks the spawn, once.
+                for (SpawnListeners.Adoption adoption : accepting.sockets()) {
+                    Channel channel = adoption.channel();
+                    channel.closeFuture()
+                            .addListener(closed ->
+                                    Transport.stopped(channel).ifPresent(why -> broken(spawn, adoption.socket(), why)));
+                }
+                yield Optional.empty();
+            }
+        };
     }
 
     /**

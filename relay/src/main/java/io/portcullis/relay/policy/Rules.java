@@ -1,6 +1,7 @@
 package io.portcullis.relay.policy;
 
 import io.portcullis.owner.OwnerAnswer;
+import io.portcullis.owner.OwnerCode;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.owner.docker.DockerNetworks;
@@ -319,10 +320,11 @@ public final class Rules {
         }
         for (int i = 0; i < answers.size(); i++) {
             OwnerAnswer answer = answers.get(i);
-            if (!answer.allowed()) {
+            Optional<OwnerCode> refused = answer.code();
+            if (refused.isPresent()) {
                 OwnerQuery query = ask.queries().get(i);
                 return new Verdict.Deny(
-                        DenyCode.of(answer.code()),
+                        DenyCode.of(refused.get()),
                         "owner check of " + Literals.format(query.address()) + " port " + query.port() + ": "
                                 + answer.detail(),
                         ask.allow().resolved(),
