@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -149,12 +150,12 @@ final class OwnerCommand implements Callable<Integer> {
     private Outcome outcome(HostConfig host, Target parsed) {
         if (manifestDefault) {
             // The relay refuses such a default before it asks the owner check, so this prints no evidence.
-            Verdict.Deny refusal = new Rules(host).defaultRefusal(parsed);
-            if (refusal != null) {
-                return new Outcome(refusal.code().code(), refusal.detail(), OwnerEvidence.NONE);
+            Optional<Verdict.Deny> refusal = new Rules(host).defaultRefusal(parsed);
+            if (refusal.isPresent()) {
+                return new Outcome(refusal.get().code().code(), refusal.get().detail(), OwnerEvidence.NONE);
             }
         }
-        InetAddress address = parsed.isName() ? LOCALHOST : parsed.literal();
+        InetAddress address = parsed.literal().orElse(LOCALHOST);
         try (ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf())) {
             OwnerQuery query = new OwnerQuery(
                     addon,

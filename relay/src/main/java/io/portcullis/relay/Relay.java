@@ -73,8 +73,8 @@ public final class Relay implements AutoCloseable {
     private final Metrics metrics;
     private final Descriptors descriptors;
     private final int descriptorSpawns;
-    /** The descriptor warning last said, or null; guarded by this. */
-    private String saidShortfall;
+    /** The descriptor warning last said; guarded by this. */
+    private Optional<String> saidShortfall = Optional.empty();
 
     private final GenerationFactory factory;
     private final List<AutoCloseable> owned;
@@ -88,13 +88,16 @@ public final class Relay implements AutoCloseable {
 
     private Relay(
             Builder builder,
+            Transport transport,
+            EventLoopGroup loops,
+            Path parent,
             Generation first,
             GenerationFactory factory,
             Descriptors descriptors,
             DecisionSink decisions,
             List<AutoCloseable> owned) {
-        this.loops = builder.loops;
-        this.transport = builder.transport;
+        this.loops = loops;
+        this.transport = transport;
         this.metrics = builder.metrics;
         this.factory = factory;
         this.descriptors = descriptors;
@@ -107,7 +110,7 @@ public final class Relay implements AutoCloseable {
                 builder.clock,
                 new AtomicLong(),
                 spawns::size);
-        this.binding = new SpawnBinding(builder.parent, transport, loops, shared, metrics, handoffs);
+        this.binding = new SpawnBinding(parent, transport, loops, shared, metrics, handoffs);
     }
 
     /** A relay with every default for {@code host}: see {@link Builder}. */
@@ -265,13 +268,13 @@ public final class Relay implements AutoCloseable {
      */
     private synchronized void warnDescriptors(HostConfig.Limits limits) {
         Optional<String> shortfall = descriptors.shortfall(limits, descriptorSpawns);
-        if (shortfall.isPresent() && !shortfall.get().equals(saidShortfall)) {
+        if (shortfall.isPresent() && !shortfall.equals(saidShortfall)) {
             log.atWarn()
                     .addKeyValue("descriptorLimit", descriptors.limit())
                     .addKeyValue("connections", descriptors.connections())
                     .log(shortfall.get());
         }
-        saidShortfall = shortfall.orElse(null);
+        saidShortfall = shortfall;
     }
 
     /**
@@ -409,13 +412,12 @@ public final class Relay implements AutoCloseable {
      */
     public static final class Builder {
         private final HostConfig host;
-        private Transport transport;
-        private EventLoopGroup loops;
-        private Path parent;
-        private DecisionSink decisions;
-        private OwnerCheck ownerCheck;
-        private WallProcesses wall;
-        private Judge judge;
+        private Optional<Transport> transport = Optional.empty();
+        private Optional<Path> parent = Optional.empty();
+        private Optional<DecisionSink> decisions = Optional.empty();
+        private Optional<OwnerCheck> ownerCheck = Optional.empty();
+        private Optional<WallProcesses> wall = Optional.empty();
+        private Optional<Judge> judge = Optional.empty();
         private InstantSource clock = InstantSource.system();
         private int threads = Runtime.getRuntime().availableProcessors();
         private int descriptorSpawns;
@@ -427,13 +429,13 @@ public final class Relay implements AutoCloseable {
 
         /** The parent of the spawns' directories; it must exist. */
         public Builder directory(Path parent) {
-            this.parent = Objects.requireNonNull(parent, "parent");
+            this.parent = Optional.of(parent);
             return this;
         }
 
         /** Where decision records go instead of the host configuration's log. */
         public Builder decisions(DecisionSink sink) {
-            this.decisions = Objects.requireNonNull(sink, "sink");
+            this.decisions = Optional.of(sink);
             return this;
         }
 
@@ -442,24 +444,24 @@ public final class Relay implements AutoCloseable {
          * {@link OwnerCheck#failClosed} refuses every such target with {@code owner-error}.
          */
         public Builder ownerCheck(OwnerCheck check) {
-            this.ownerCheck = Objects.requireNonNull(check, "check");
+            this.ownerCheck = Optional.of(check);
             return this;
         }
 
         /** The set that collects the pids of the wall's processes (peers of spawn sockets). */
         public Builder wallProcesses(WallProcesses processes) {
-            this.wall = Objects.requireNonNull(processes, "processes");
+            this.wall = Optional.of(processes);
             return this;
         }
 
         /** Decides connections instead of the policy's judge (tests, embedding). */
         public Builder judge(Judge judge) {
-            this.judge = Objects.requireNonNull(judge, "judge");
+            this.judge = Optional.of(judge);
             return this;
         }
 
         public Builder transport(Transport transport) {
-            this.transport = Objects.requireNonNull(transport, "transport");
+            this.transport = Optional.of(transport);
             return this;
         }
 
@@ -501,19 +503,17 @@ public final class Relay implements AutoCloseable {
         public Relay start() throws IOException {
             List<AutoCloseable> owned = new ArrayList<>();
             Descriptors descriptors = Descriptors.raised();
+            Transport transport = this.transport.orElseGet(Transport::best);
+            EventLoopGroup loops = new MultiThreadIoEventLoopGroup(threads, transport.io());
+            owned.add(() -> loops.shutdownGracefully(0, 1, TimeUnit.SECONDS));
             try {
-                if (transport == null) {
-                    transport = Transport.best();
-                }
-                loops = new MultiThreadIoEventLoopGroup(threads, transport.io());
-                if (parent == null) {
-                    parent = Path.of(System.getProperty("java.io.tmpdir"));
-                }
+                Path parent = this.parent.orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir")));
                 StaleSpawns.sweep(parent);
-                if (wall == null) {
-                    wall = WallProcesses.withSelf();
-                }
-                if (decisions == null) {
+                WallProcesses wall = this.wall.orElseGet(WallProcesses::withSelf);
+                DecisionSink decisions;
+                if (this.decisions.isPresent()) {
+                    decisions = this.decisions.get();
+                } else {
                     JsonLineSink sink = host.log().file().isPresent()
                             ? JsonLineSink.toFile(host.log().file().get())
                             : JsonLineSink.toStandardError();
@@ -528,13 +528,12 @@ public final class Relay implements AutoCloseable {
                     factory.close();
                     throw e;
                 }
-                Relay relay = new Relay(this, first, factory, descriptors, decisions, owned);
+                // From here the relay shuts its loops down itself.
+                owned.removeFirst();
+                Relay relay = new Relay(this, transport, loops, parent, first, factory, descriptors, decisions, owned);
                 relay.warnDescriptors(first.limits());
                 return relay;
             } catch (IOException | RuntimeException e) {
-                if (loops != null) {
-                    loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-                }
                 for (AutoCloseable resource : owned.reversed()) {
                     try {
                         resource.close();

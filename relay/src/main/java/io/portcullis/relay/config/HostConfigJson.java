@@ -76,8 +76,8 @@ public final class HostConfigJson {
                 && upstream != null
                 && upstream.isPresent()
                 && !upstream.get().proxy().isName()) {
-            Optional<Cidr> block =
-                    new DenyList(deny).matchAnyForm(upstream.get().proxy().literal());
+            Optional<Cidr> block = new DenyList(deny)
+                    .matchAnyForm(upstream.get().proxy().literal().orElseThrow());
             if (block.isPresent()) {
                 problems.add("upstream.proxy: " + upstream.get().proxy()
                         + " (expected: an address outside the deny list; it is in " + block.get() + ")");
@@ -128,7 +128,7 @@ public final class HostConfigJson {
             throw new IllegalArgumentException(
                     new TextNode(text) + " (expected: ip:port, e.g. 127.0.0.53:53 or [::1]:53)");
         }
-        return new InetSocketAddress(target.literal(), target.port());
+        return new InetSocketAddress(target.literal().orElseThrow(), target.port());
     }
 
     private static HostConfig.Dns dns(JsonObject top, HostConfig.Dns d) {

@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,7 +74,7 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
 
     private volatile List<InetAddress> lastInterfaces = List.of();
     private volatile OwnAddresses current;
-    private volatile ScheduledFuture<?> schedule;
+    private volatile @Nullable ScheduledFuture<?> schedule;
 
     public OwnAddressBook(HostConfig host, Interfaces interfaces, Resolver resolver) {
         this.configured = host.ownAddresses();

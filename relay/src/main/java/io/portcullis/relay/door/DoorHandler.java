@@ -18,6 +18,7 @@ import io.portcullis.relay.policy.Judged;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.tunnel.Early;
 import io.portcullis.relay.tunnel.Tunnels;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One door connection: its request head ({@link HeadReader}) judged by {@link DoorRequest}, then,
@@ -33,7 +34,7 @@ final class DoorHandler extends ChannelInboundHandlerAdapter {
     private final DoorToken token;
     private HeadReader head;
     /** After the head, until the exchange takes the bytes; null before and after. */
-    private Early early;
+    private @Nullable Early early;
 
     DoorHandler(DoorKind kind, SpawnPolicy policy, DoorToken token) {
         this.kind = kind;

@@ -41,6 +41,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a configuration generation from a host configuration: the owner check (unless given), the
@@ -79,11 +80,11 @@ public final class GenerationFactory implements AutoCloseable {
     private final Transport transport;
     private final Metrics metrics;
     private final WallProcesses wall;
-    private final Judge givenJudge;
-    private final OwnerCheck givenOwnerCheck;
+    private final Optional<Judge> givenJudge;
+    private final Optional<OwnerCheck> givenOwnerCheck;
 
     /** The relay's one DNS event loop, made on first need; guarded by this. */
-    private EventLoopGroup dnsLoop;
+    private @Nullable EventLoopGroup dnsLoop;
 
     /** This process's uid, which a local DNS server or upstream proxy may run as by default (R25). */
     private final int relayUid = LocalServerCheck.processUid();
@@ -100,9 +101,13 @@ public final class GenerationFactory implements AutoCloseable {
     private final Shared<Keys.OwnKey, OwnAddressBook> ownAddresses = new Shared<>(this::ownAddresses);
     private final Shared<Keys.OwnerKey, ManagedOwnerCheck> ownerChecks = new Shared<>(this::ownerCheck);
 
-    /** @param givenJudge and {@code givenOwnerCheck}: null for the real ones, built per generation */
+    /** @param givenJudge and {@code givenOwnerCheck}: empty for the real ones, built per generation */
     public GenerationFactory(
-            Transport transport, Metrics metrics, WallProcesses wall, Judge givenJudge, OwnerCheck givenOwnerCheck) {
+            Transport transport,
+            Metrics metrics,
+            WallProcesses wall,
+            Optional<Judge> givenJudge,
+            Optional<OwnerCheck> givenOwnerCheck) {
         this.transport = transport;
         this.metrics = metrics;
         this.wall = wall;
@@ -118,13 +123,15 @@ public final class GenerationFactory implements AutoCloseable {
             boolean upstreamNamed = host.upstream()
                     .filter(upstream -> upstream.proxy().isName())
                     .isPresent();
-            Optional<Dns> dns = givenJudge == null || upstreamNamed ? Optional.of(dns(host, owned)) : Optional.empty();
-            Judge judge = givenJudge != null ? givenJudge : policyJudge(host, dns.orElseThrow(), owner, owned);
+            Optional<Dns> dns =
+                    givenJudge.isEmpty() || upstreamNamed ? Optional.of(dns(host, owned)) : Optional.empty();
+            Judge judge =
+                    givenJudge.isPresent() ? givenJudge.get() : policyJudge(host, dns.orElseThrow(), owner, owned);
             HostConfig.Limits limits = host.limits();
             Dialer dialer = new Dialer(
                     transport, Math.toIntExact(limits.connectTimeout().toMillis()));
             Supplier<OwnAddresses> own =
-                    givenJudge == null ? this::ownAddresses : () -> new OwnAddresses(Set.copyOf(host.ownAddresses()));
+                    givenJudge.isEmpty() ? this::ownAddresses : () -> new OwnAddresses(Set.copyOf(host.ownAddresses()));
             Optional<UpstreamProxy> upstream = host.upstream()
                     .map(config -> new UpstreamProxy(
                             new UpstreamRoute(config, new Rules(host)),
@@ -239,8 +246,8 @@ public final class GenerationFactory implements AutoCloseable {
 
     /** The owner check for {@code host}: the given one, else the system's, shared while the owner part is unchanged. */
     private OwnerCheck ownerCheck(HostConfig host, List<AutoCloseable> owned) throws IOException {
-        if (givenOwnerCheck != null) {
-            return givenOwnerCheck;
+        if (givenOwnerCheck.isPresent()) {
+            return givenOwnerCheck.get();
         }
         Shared.Lease<ManagedOwnerCheck> lease = ownerChecks.lease(Keys.OwnerKey.of(host.owner()));
         owned.add(lease);

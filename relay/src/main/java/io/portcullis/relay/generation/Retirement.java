@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Closes what a replaced configuration generation opened (its leases on the shared parts, D63),
@@ -74,7 +75,7 @@ public final class Retirement {
     }
 
     /** Closes {@code resources} in reverse; failures are suppressed into {@code into}, or dropped when it is null. */
-    public static void closeQuietly(List<AutoCloseable> resources, Exception into) {
+    public static void closeQuietly(List<AutoCloseable> resources, @Nullable Exception into) {
         List<RuntimeException> failures = new ArrayList<>();
         for (AutoCloseable resource : resources.reversed()) {
             try {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A part that consecutive configuration generations share while the part of the host
@@ -23,7 +24,7 @@ final class Shared<K, V extends AutoCloseable> implements AutoCloseable {
 
     private final Maker<K, V> maker;
     /** The part of the last key asked for, held once by this; null before the first and once closed. */
-    private Part<K, V> current;
+    private @Nullable Part<K, V> current;
 
     Shared(Maker<K, V> maker) {
         this.maker = Objects.requireNonNull(maker, "maker");

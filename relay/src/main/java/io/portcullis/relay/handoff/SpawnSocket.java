@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,7 +108,7 @@ public final class SpawnSocket implements AutoCloseable {
     private final AtomicBoolean taken = new AtomicBoolean();
     private final AtomicBoolean removed = new AtomicBoolean();
     private final CompletableFuture<Receiver.Accepted> handedOver = new CompletableFuture<>();
-    private Channel server;
+    private @Nullable Channel server;
 
     private SpawnSocket(
             Context context,

@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +79,7 @@ final class Answer extends ChannelInboundHandlerAdapter {
     private final boolean viaProxy;
     private final boolean http11Client;
     private final long limit;
-    private Body body;
+    private @Nullable Body body;
     private boolean skipInterim;
     private long bytes;
     /** Writes to the client not yet done; the next read of the upstream waits for none. */

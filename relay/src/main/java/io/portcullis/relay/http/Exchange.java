@@ -23,6 +23,7 @@ import io.portcullis.relay.tunnel.Early;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +56,7 @@ public final class Exchange {
     private final Channel upstream;
     private final ConnectionRecord record;
     private final Limits limits;
-    private Future<?> timer;
+    private @Nullable Future<?> timer;
     private boolean answered;
     private boolean done;
 

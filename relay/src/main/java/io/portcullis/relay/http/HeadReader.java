@@ -10,6 +10,7 @@ import io.portcullis.relay.policy.DenyCode;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads one HTTP/1.1 request head of at most {@code maxBytes} (request line, headers and the blank
@@ -51,7 +52,7 @@ public final class HeadReader {
     private final Channel channel;
     private final int maxBytes;
     private final Future<?> timeout;
-    private ByteBuf buffer;
+    private @Nullable ByteBuf buffer;
     private int scanned;
     private boolean lineChecked;
     private boolean done;

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,8 +48,8 @@ public final class ConnectionRecord {
     private Optional<String> target = Optional.empty();
     private List<InetAddress> resolved = List.of();
     private Optional<InetSocketAddress> dialed = Optional.empty();
-    private Decision.Outcome verdict;
-    private DenyCode code;
+    private Decision.@Nullable Outcome verdict;
+    private @Nullable DenyCode code;
     /** Why the verdict and code are what they are; empty until the judge or a code says. */
     private Optional<String> reason = Optional.empty();
 

@@ -32,16 +32,15 @@ public record Cidr(InetAddress network, int prefix) {
         Objects.requireNonNull(text, "text");
         int slash = text.indexOf('/');
         String address = slash < 0 ? text : text.substring(0, slash);
-        InetAddress network = Literals.ipv4(address);
-        if (network == null) {
-            network = Literals.ipv6(address);
-        }
-        int max = network == null ? 0 : network.getAddress().length * 8;
+        Optional<InetAddress> parsed =
+                Literals.ipv4(address).<InetAddress>map(v4 -> v4).or(() -> Literals.ipv6(address));
+        int max = parsed.map(network -> network.getAddress().length * 8).orElse(0);
         int prefix = slash < 0 ? max : Literals.decimal(text.substring(slash + 1), 3);
-        if (network == null || prefix < 0 || prefix > max) {
+        if (parsed.isEmpty() || prefix < 0 || prefix > max) {
             throw new IllegalArgumentException(
                     Strings.quote(text) + " (expected: address/prefix, e.g. 10.0.0.0/8 or fd00::/8)");
         }
+        InetAddress network = parsed.get();
         try {
             return new Cidr(network, prefix);
         } catch (IllegalArgumentException e) {

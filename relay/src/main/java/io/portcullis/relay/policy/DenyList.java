@@ -49,17 +49,14 @@ public final class DenyList {
 
     /** The first block holding {@code address}; empty when none does. */
     public Optional<Cidr> match(InetAddress address) {
-        return Optional.ofNullable(match(Ip.of(address)));
+        return match(Ip.of(address));
     }
 
-    /** As {@link #match(InetAddress)}, null when none does: the rules' path, which allocates nothing. */
-    Cidr match(Ip ip) {
-        Cidr block = matchAsDialed(ip);
-        Ip.Embedded embedded = ip.embedded();
-        if (block == null && embedded != null && embedded.same()) {
-            block = matchAsDialed(embedded.address());
-        }
-        return block;
+    /** As {@link #match(InetAddress)}. */
+    Optional<Cidr> match(Ip ip) {
+        Optional<Cidr> block = matchAsDialed(ip);
+        Ip judged = ip.judgedAs();
+        return block.isEmpty() && judged != ip ? matchAsDialed(judged) : block;
     }
 
     /**
@@ -69,19 +66,21 @@ public final class DenyList {
      */
     public Optional<Cidr> matchAnyForm(InetAddress address) {
         Ip ip = Ip.of(address);
-        Cidr block = matchAsDialed(ip);
-        Ip.Embedded embedded = ip.embedded();
-        return Optional.ofNullable(block == null && embedded != null ? matchAsDialed(embedded.address()) : block);
+        Optional<Cidr> block = matchAsDialed(ip);
+        Optional<Ip.Embedded> embedded = ip.embedded();
+        return block.isEmpty() && embedded.isPresent()
+                ? matchAsDialed(embedded.get().address())
+                : block;
     }
 
-    /** The first block holding {@code ip} itself, not the IPv4 address it may carry, or null. */
-    Cidr matchAsDialed(Ip ip) {
+    /** The first block holding {@code ip} itself, not the IPv4 address it may carry; empty when none does. */
+    Optional<Cidr> matchAsDialed(Ip ip) {
         for (int i = 0; i < matchers.length; i++) {
             if (matchers[i].matches(ip)) {
-                return written[i];
+                return Optional.of(written[i]);
             }
         }
-        return null;
+        return Optional.empty();
     }
 
     @Override

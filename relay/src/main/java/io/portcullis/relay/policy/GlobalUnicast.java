@@ -1,6 +1,7 @@
 package io.portcullis.relay.policy;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The special-purpose blocks of SPEC R14: an address in one of them is not global unicast. For
@@ -66,8 +67,8 @@ final class GlobalUnicast {
             Block.of("3fff::/20", "documentation"),
             Block.of("5f00::/16", "segment routing"));
 
-    /** The special-purpose block holding {@code ip}, or null when it is global unicast. */
-    static Block special(Ip ip) {
+    /** The special-purpose block holding {@code ip}; empty when it is global unicast. */
+    static Optional<Block> special(Ip ip) {
         if (ip.v4()) {
             return first(IPV4, ip);
         }
@@ -77,12 +78,12 @@ final class GlobalUnicast {
         return first(IPV6_INSIDE, ip);
     }
 
-    private static Block first(List<Block> blocks, Ip ip) {
+    private static Optional<Block> first(List<Block> blocks, Ip ip) {
         for (Block block : blocks) {
             if (block.matcher().matches(ip)) {
-                return block;
+                return Optional.of(block);
             }
         }
-        return null;
+        return Optional.empty();
     }
 }

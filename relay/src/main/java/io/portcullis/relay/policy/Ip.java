@@ -2,6 +2,7 @@ package io.portcullis.relay.policy;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.util.Optional;
 
 /**
  * An address as two longs, so that block matching allocates nothing. IPv4 lives in the low 32
@@ -35,28 +36,28 @@ record Ip(boolean v4, long hi, long lo) {
     /**
      * The IPv4 address embedded in an IPv6 one (SPEC R14): mapped {@code ::ffff:0:0/96}, compatible
      * {@code ::/96} (not {@code ::} or {@code ::1}), NAT64 {@code 64:ff9b::/96}, 6to4
-     * {@code 2002::/16}, and the Teredo client {@code 2001::/32}; null when none.
+     * {@code 2002::/16}, and the Teredo client {@code 2001::/32}; empty when none.
      */
-    Embedded embedded() {
+    Optional<Embedded> embedded() {
         if (v4) {
-            return null;
+            return Optional.empty();
         }
         if (hi == 0 && (lo >>> 32) == 0xffffL) {
-            return new Embedded("IPv4-mapped", v4(lo), true);
+            return Optional.of(new Embedded("IPv4-mapped", v4(lo), true));
         }
         if (hi == 0 && (lo >>> 32) == 0 && (lo & 0xffff_ffffL) > 1) {
-            return new Embedded("IPv4-compatible", v4(lo), true);
+            return Optional.of(new Embedded("IPv4-compatible", v4(lo), true));
         }
         if (hi == 0x0064_ff9b_0000_0000L && (lo >>> 32) == 0) {
-            return new Embedded("NAT64", v4(lo), false);
+            return Optional.of(new Embedded("NAT64", v4(lo), false));
         }
         if ((hi >>> 48) == 0x2002L) {
-            return new Embedded("6to4", v4(hi >>> 16), false);
+            return Optional.of(new Embedded("6to4", v4(hi >>> 16), false));
         }
         if ((hi >>> 32) == 0x2001_0000L) {
-            return new Embedded("Teredo", v4(~lo), false);
+            return Optional.of(new Embedded("Teredo", v4(~lo), false));
         }
-        return null;
+        return Optional.empty();
     }
 
     /**
@@ -65,6 +66,15 @@ record Ip(boolean v4, long hi, long lo) {
      * @param same true when the IPv6 address reaches that IPv4 address itself (mapped, compatible)
      */
     record Embedded(String form, Ip address, boolean same) {}
+
+    /**
+     * The address this one is judged as (R14): the IPv4 address an IPv4-mapped or -compatible
+     * address carries, else this address itself.
+     */
+    Ip judgedAs() {
+        Optional<Embedded> embedded = embedded();
+        return embedded.isPresent() && embedded.get().same() ? embedded.get().address() : this;
+    }
 
     InetAddress toInetAddress() {
         try {

@@ -4,6 +4,7 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Optional;
 
 /**
  * Strict address literals (SPEC R7): IPv4 as exactly four decimal parts without leading zeros,
@@ -13,22 +14,21 @@ import java.net.UnknownHostException;
 final class Literals {
     private Literals() {}
 
-    /** The IPv4 address, or null when {@code text} is not a strict dotted quad. */
-    static Inet4Address ipv4(String text) {
-        byte[] b = quad(text, 0, text.length());
-        return b == null ? null : (Inet4Address) address(b);
+    /** The IPv4 address; empty when {@code text} is not a strict dotted quad. */
+    static Optional<Inet4Address> ipv4(String text) {
+        return quad(text, 0, text.length()).map(b -> (Inet4Address) address(b));
     }
 
-    /** The IPv6 address (kept IPv6 even when IPv4-mapped), or null when {@code text} is not one. */
-    static Inet6Address ipv6(String text) {
-        byte[] b = sixteen(text);
-        if (b == null) {
-            return null;
+    /** The IPv6 address (kept IPv6 even when IPv4-mapped); empty when {@code text} is not one. */
+    static Optional<Inet6Address> ipv6(String text) {
+        Optional<byte[]> b = sixteen(text);
+        if (b.isEmpty()) {
+            return Optional.empty();
         }
         try {
-            return Inet6Address.getByAddress(null, b, -1);
+            return Optional.of(Inet6Address.getByAddress(null, b.get(), -1));
         } catch (UnknownHostException e) {
-            return null;
+            return Optional.empty();
         }
     }
 
@@ -40,7 +40,8 @@ final class Literals {
         }
     }
 
-    private static byte[] quad(String s, int from, int to) {
+    /** The four bytes of a strict dotted quad in {@code s[from, to)}; empty when it is not one. */
+    private static Optional<byte[]> quad(String s, int from, int to) {
         byte[] b = new byte[4];
         int part = 0;
         int i = from;
@@ -53,23 +54,24 @@ final class Literals {
             }
             int digits = i - start;
             if (digits == 0 || digits > 3 || value > 255 || (digits > 1 && s.charAt(start) == '0')) {
-                return null;
+                return Optional.empty();
             }
             b[part++] = (byte) value;
             if (part < 4) {
                 if (i >= to || s.charAt(i) != '.') {
-                    return null;
+                    return Optional.empty();
                 }
                 i++;
             }
         }
-        return i == to ? b : null;
+        return i == to ? Optional.of(b) : Optional.empty();
     }
 
-    private static byte[] sixteen(String s) {
+    /** The sixteen bytes of an IPv6 literal; empty when {@code s} is not one. */
+    private static Optional<byte[]> sixteen(String s) {
         int n = s.length();
         if (n < 2 || n > 45) {
-            return null;
+            return Optional.empty();
         }
         int[] groups = new int[8];
         int count = 0;
@@ -79,22 +81,23 @@ final class Literals {
             gap = 0;
             i = 2;
             if (n == 2) {
-                return bytes(groups, 0, 0);
+                return Optional.of(bytes(groups, 0, 0));
             }
         } else if (s.charAt(0) == ':') {
-            return null;
+            return Optional.empty();
         }
         while (i < n) {
             if (count == 8) {
-                return null;
+                return Optional.empty();
             }
             int dot = s.indexOf('.', i);
             int colon = s.indexOf(':', i);
             if (dot >= 0 && (colon < 0 || dot < colon)) {
-                byte[] v4 = count <= 6 ? quad(s, i, n) : null;
-                if (v4 == null) {
-                    return null;
+                Optional<byte[]> quad = count <= 6 ? quad(s, i, n) : Optional.empty();
+                if (quad.isEmpty()) {
+                    return Optional.empty();
                 }
+                byte[] v4 = quad.get();
                 groups[count++] = ((v4[0] & 0xff) << 8) | (v4[1] & 0xff);
                 groups[count++] = ((v4[2] & 0xff) << 8) | (v4[3] & 0xff);
                 i = n;
@@ -102,13 +105,13 @@ final class Literals {
             }
             int end = colon < 0 ? n : colon;
             if (end - i < 1 || end - i > 4) {
-                return null;
+                return Optional.empty();
             }
             int value = 0;
             for (int k = i; k < end; k++) {
                 int digit = Character.digit(s.charAt(k), 16);
                 if (digit < 0 || s.charAt(k) > 'f') {
-                    return null;
+                    return Optional.empty();
                 }
                 value = (value << 4) | digit;
             }
@@ -117,20 +120,20 @@ final class Literals {
                 i = n;
             } else if (end + 1 < n && s.charAt(end + 1) == ':') {
                 if (gap >= 0) {
-                    return null;
+                    return Optional.empty();
                 }
                 gap = count;
                 i = end + 2;
             } else if (end + 1 == n) {
-                return null;
+                return Optional.empty();
             } else {
                 i = end + 1;
             }
         }
         if (gap < 0 ? count != 8 : count > 7) {
-            return null;
+            return Optional.empty();
         }
-        return bytes(groups, count, gap);
+        return Optional.of(bytes(groups, count, gap));
     }
 
     private static byte[] bytes(int[] groups, int count, int gap) {

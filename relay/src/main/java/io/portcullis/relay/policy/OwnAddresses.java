@@ -30,9 +30,7 @@ public final class OwnAddresses {
     public OwnAddresses(Set<? extends InetAddress> addresses, Set<String> unresolvedNames) {
         Set<Ip> ips = new HashSet<>();
         for (InetAddress address : addresses) {
-            Ip ip = Ip.of(address);
-            Ip.Embedded embedded = ip.embedded();
-            ips.add(embedded != null && embedded.same() ? embedded.address() : ip);
+            ips.add(Ip.of(address).judgedAs());
         }
         this.addresses = Set.copyOf(ips);
         this.shown = Set.copyOf(addresses);
@@ -53,11 +51,8 @@ public final class OwnAddresses {
         return contains(Ip.of(address));
     }
 
-    boolean contains(Ip ip) {
-        Ip.Embedded embedded = ip.embedded();
-        if (embedded != null && embedded.same()) {
-            ip = embedded.address();
-        }
+    boolean contains(Ip address) {
+        Ip ip = address.judgedAs();
         if (ip.v4()) {
             return (ip.lo() >>> 24) == 127 || ip.lo() == 0 || addresses.contains(ip);
         }

@@ -48,7 +48,7 @@ import java.util.TreeSet;
  * TLS ClientHello for its host first ({@link FirstBytes}, R23); the tunnel checks that.
  */
 public final class Rules {
-    private static final InetAddress LOCALHOST = Literals.ipv4("127.0.0.1");
+    private static final InetAddress LOCALHOST = InetAddress.ofLiteral("127.0.0.1");
     private static final String INTERNET_SHAPE = "internet shape: every address is global unicast";
 
     private final DenyList denyList;
@@ -63,7 +63,7 @@ public final class Rules {
 
     /** True when {@code address} and any IPv4 address it carries are global unicast (R14). */
     public static boolean isGlobalUnicast(InetAddress address) {
-        return special(Ip.of(address)) == null;
+        return special(Ip.of(address)).isEmpty();
     }
 
     /** Steps 1-5: decides what needs no DNS, or says what to resolve. */
@@ -82,7 +82,7 @@ public final class Rules {
         try {
             target = Target.parse(request.target());
         } catch (IllegalArgumentException e) {
-            return deny(DenyCode.BAD_REQUEST, e.getMessage());
+            return deny(DenyCode.BAD_REQUEST, String.valueOf(e.getMessage()));
         }
         Optional<SpawnPolicy.Entry> entry = spawn.entry(target);
         if (entry.isPresent() && entry.get().scheme().serves(request.kind())) {
@@ -115,33 +115,34 @@ public final class Rules {
 
     private Step listed(SpawnPolicy.Entry entry) {
         Target target = entry.target();
-        Verdict.Deny refusal = entry.source() == OwnerQuery.Source.DEFAULT ? defaultRefusal(target) : null;
-        if (refusal != null) {
-            return new Step.Decided(refusal);
+        Optional<Verdict.Deny> refusal =
+                entry.source() == OwnerQuery.Source.DEFAULT ? defaultRefusal(target) : Optional.empty();
+        if (refusal.isPresent()) {
+            return new Step.Decided(refusal.get());
         }
         return new Step.Resolve(target, Optional.of(entry), literal(target));
     }
 
     /**
-     * The refusal of a manifest default naming {@code target} before any owner check (R12), or
-     * null: it must name a loopback address, and not the gateway's port.
+     * The refusal of a manifest default naming {@code target} before any owner check (R12);
+     * empty when there is none: it must name a loopback address, and not the gateway's port.
      */
-    public Verdict.Deny defaultRefusal(Target target) {
+    public Optional<Verdict.Deny> defaultRefusal(Target target) {
         if (!target.isLoopback()) {
-            return new Verdict.Deny(
-                    DenyCode.DEFAULT_NOT_LOOPBACK, "manifest default " + target + " does not name a loopback address");
+            return Optional.of(new Verdict.Deny(
+                    DenyCode.DEFAULT_NOT_LOOPBACK, "manifest default " + target + " does not name a loopback address"));
         }
         if (target.port() == gatewayPort) {
-            return new Verdict.Deny(
-                    DenyCode.DEFAULT_GATEWAY_PORT, "manifest default " + target + " names the gateway's port");
+            return Optional.of(new Verdict.Deny(
+                    DenyCode.DEFAULT_GATEWAY_PORT, "manifest default " + target + " names the gateway's port"));
         }
-        return null;
+        return Optional.empty();
     }
 
     /** {@code localhost} is 127.0.0.1 without DNS, so a forward never depends on a resolver. */
     private static List<InetAddress> literal(Target target) {
-        if (target.literal() != null) {
-            return List.of(target.literal());
+        if (target.literal().isPresent()) {
+            return List.of(target.literal().get());
         }
         return target.host().equals("localhost") ? List.of(LOCALHOST) : List.of();
     }
@@ -189,17 +190,13 @@ public final class Rules {
         for (InetAddress address : addresses) {
             Ip ip = Ip.of(address);
             boolean hostOwn = own.contains(ip);
-            Verdict.Deny refusal = plan.entry().isEmpty() ? internet(ip, own) : listed(ip);
-            if (refusal == null) {
-                refusal = gatewayPort(ip, target.port(), hostOwn);
+            Optional<Verdict.Deny> refusal = (plan.entry().isEmpty() ? internet(ip, own) : listed(ip))
+                    .or(() -> gatewayPort(ip, target.port(), hostOwn));
+            if (refusal.isPresent()) {
+                return new Step.Decided(new Verdict.Deny(
+                        refusal.get().code(), target + ": " + refusal.get().detail(), addresses));
             }
-            if (refusal != null) {
-                return new Step.Decided(new Verdict.Deny(refusal.code(), target + ": " + refusal.detail(), addresses));
-            }
-            OwnerQuery query = ownerQuery(spawn, plan, dialed(address), hostOwn, docker);
-            if (query != null) {
-                queries.add(query);
-            }
+            ownerQuery(spawn, plan, dialed(address), hostOwn, docker).ifPresent(queries::add);
         }
         List<InetSocketAddress> dial = new ArrayList<>(addresses.size());
         for (InetAddress address : addresses) {
@@ -214,22 +211,24 @@ public final class Rules {
     }
 
     /**
-     * The owner check's question about one address that passed, or null when none is asked: for a
+     * The owner check's question about one address that passed; empty when none is asked: for a
      * listed entry, an own address (R11) with the entry's source; for a listed entry or the internet
      * shape, an address in a Docker network (R32), which is not this host's own, so only a
      * container can answer it. An unlisted target has no entry; it is asked as a manifest default
      * would be, the narrowest source: only this add-on's own compose project may answer.
      */
-    private static OwnerQuery ownerQuery(
+    private static Optional<OwnerQuery> ownerQuery(
             SpawnPolicy spawn, Step.Resolve plan, InetAddress address, boolean hostOwn, DockerNetworks docker) {
         OwnerQuery.Source source = plan.entry().map(SpawnPolicy.Entry::source).orElse(OwnerQuery.Source.DEFAULT);
         if (plan.entry().isPresent() && hostOwn) {
-            return new OwnerQuery(spawn.id(), source, address, plan.target().port(), true);
+            return Optional.of(
+                    new OwnerQuery(spawn.id(), source, address, plan.target().port(), true));
         }
         if (!hostOwn && docker.contains(address)) {
-            return new OwnerQuery(spawn.id(), source, address, plan.target().port(), false);
+            return Optional.of(
+                    new OwnerQuery(spawn.id(), source, address, plan.target().port(), false));
         }
-        return null;
+        return Optional.empty();
     }
 
     /**
@@ -238,33 +237,35 @@ public final class Rules {
      * for a mapped one, but only the IPv4 address is certain to, whatever the host's IPv6 set-up.
      */
     static InetAddress dialed(InetAddress address) {
-        Ip.Embedded embedded = Ip.of(address).embedded();
-        return embedded != null && embedded.same() ? embedded.address().toInetAddress() : address;
+        Ip ip = Ip.of(address);
+        Ip judged = ip.judgedAs();
+        return judged == ip ? address : judged.toInetAddress();
     }
 
     /**
-     * The refusal of an address of this host on the gateway's port, or null (R13): that port is
+     * The refusal of an address of this host on the gateway's port (R13); empty when there is none: that port is
      * reached over the door only, so a forward, a listed entry or a name that resolves here never
      * reaches it, whoever the owner check would find holding it.
      */
-    private Verdict.Deny gatewayPort(Ip ip, int port, boolean hostOwn) {
+    private Optional<Verdict.Deny> gatewayPort(Ip ip, int port, boolean hostOwn) {
         if (gatewayPort == 0 || port != gatewayPort || !hostOwn) {
-            return null;
+            return Optional.empty();
         }
-        return new Verdict.Deny(
+        return Optional.of(new Verdict.Deny(
                 DenyCode.GATEWAY_PORT,
-                ip + " port " + port + " is the gateway's port (owner.gatewayPort), reached through the door only");
+                ip + " port " + port + " is the gateway's port (owner.gatewayPort), reached through the door only"));
     }
 
-    /** The refusal of one address for the internet shape, or null. */
-    private Verdict.Deny internet(Ip ip, OwnAddresses own) {
-        String special = special(ip);
-        if (special != null) {
-            return new Verdict.Deny(DenyCode.NOT_GLOBAL_UNICAST, special);
+    /** The refusal of one address for the internet shape; empty when there is none. */
+    private Optional<Verdict.Deny> internet(Ip ip, OwnAddresses own) {
+        Optional<String> special = special(ip);
+        if (special.isPresent()) {
+            return Optional.of(new Verdict.Deny(DenyCode.NOT_GLOBAL_UNICAST, special.get()));
         }
-        Ip.Embedded embedded = ip.embedded();
-        if (own.contains(ip) || (embedded != null && own.contains(embedded.address()))) {
-            return new Verdict.Deny(DenyCode.OWN_ADDRESS, ip + " is this host's own");
+        Optional<Ip.Embedded> embedded = ip.embedded();
+        if (own.contains(ip)
+                || (embedded.isPresent() && own.contains(embedded.get().address()))) {
+            return Optional.of(new Verdict.Deny(DenyCode.OWN_ADDRESS, ip + " is this host's own"));
         }
         return listed(ip);
     }
@@ -275,34 +276,39 @@ public final class Rules {
      * target's, and an upstream proxy's ({@link UpstreamRoute}).
      */
     public Optional<String> denyListed(InetAddress address) {
-        return Optional.ofNullable(listed(Ip.of(address))).map(Verdict.Deny::detail);
+        return listed(Ip.of(address)).map(Verdict.Deny::detail);
     }
 
-    /** The deny-list refusal of one address, or null. */
-    private Verdict.Deny listed(Ip ip) {
-        Cidr block = denyList.matchAsDialed(ip);
-        if (block != null) {
-            return new Verdict.Deny(DenyCode.DENY_LISTED, ip + " is in " + block);
+    /** The deny-list refusal of one address; empty when there is none. */
+    private Optional<Verdict.Deny> listed(Ip ip) {
+        Optional<Cidr> block = denyList.matchAsDialed(ip);
+        if (block.isPresent()) {
+            return Optional.of(new Verdict.Deny(DenyCode.DENY_LISTED, ip + " is in " + block.get()));
         }
-        Ip.Embedded embedded = ip.embedded();
-        if (embedded != null && (block = denyList.matchAsDialed(embedded.address())) != null) {
-            return new Verdict.Deny(
-                    DenyCode.DENY_LISTED,
-                    ip + " carries " + embedded.form() + " IPv4 " + embedded.address() + ", in " + block);
+        Optional<Ip.Embedded> embedded = ip.embedded();
+        if (embedded.isEmpty()) {
+            return Optional.empty();
         }
-        return null;
+        Ip.Embedded carried = embedded.get();
+        return denyList.matchAsDialed(carried.address())
+                .map(in -> new Verdict.Deny(
+                        DenyCode.DENY_LISTED,
+                        ip + " carries " + carried.form() + " IPv4 " + carried.address() + ", in " + in));
     }
 
-    private static String special(Ip ip) {
-        GlobalUnicast.Block block = GlobalUnicast.special(ip);
-        if (block != null) {
-            return ip + " is in " + block;
+    /** Why {@code ip}, or the IPv4 address it carries, is special-purpose (R14); empty when it is global unicast. */
+    private static Optional<String> special(Ip ip) {
+        Optional<GlobalUnicast.Block> block = GlobalUnicast.special(ip);
+        if (block.isPresent()) {
+            return Optional.of(ip + " is in " + block.get());
         }
-        Ip.Embedded embedded = ip.embedded();
-        if (embedded != null && (block = GlobalUnicast.special(embedded.address())) != null) {
-            return ip + " carries " + embedded.form() + " IPv4 " + embedded.address() + ", in " + block;
+        Optional<Ip.Embedded> embedded = ip.embedded();
+        if (embedded.isEmpty()) {
+            return Optional.empty();
         }
-        return null;
+        Ip.Embedded carried = embedded.get();
+        return GlobalUnicast.special(carried.address())
+                .map(in -> ip + " carries " + carried.form() + " IPv4 " + carried.address() + ", in " + in);
     }
 
     /**

@@ -1,10 +1,12 @@
 package io.portcullis.relay.policy;
 
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A {@code host:port} in canonical form (SPEC R7), the same for policy entries and requests, so a
@@ -16,9 +18,9 @@ import java.util.Objects;
  *
  * @param host the canonical host, without brackets
  * @param port 1-65535
- * @param literal the address when the host is a literal, else null
+ * @param literal the address when the host is a literal; empty for a name
  */
-public record Target(String host, int port, InetAddress literal) {
+public record Target(String host, int port, Optional<InetAddress> literal) {
 
     /** Longest name (RFC 1035, without the trailing dot). */
     public static final int MAX_NAME = 253;
@@ -31,9 +33,10 @@ public record Target(String host, int port, InetAddress literal) {
     public Target {
         Objects.requireNonNull(host, "host");
         Checks.port("port", port);
-        if (literal != null && !host.equals(Literals.format(literal))) {
+        Objects.requireNonNull(literal, "literal");
+        if (literal.isPresent() && !host.equals(Literals.format(literal.get()))) {
             throw new IllegalArgumentException(
-                    "host: " + Strings.quote(host) + " (expected: the canonical form of " + literal + ")");
+                    "host: " + Strings.quote(host) + " (expected: the canonical form of " + literal.get() + ")");
         }
     }
 
@@ -78,11 +81,11 @@ public record Target(String host, int port, InetAddress literal) {
             if (!host.endsWith("]")) {
                 throw bad(text, "[ipv6]:port");
             }
-            InetAddress v6 = Literals.ipv6(host.substring(1, host.length() - 1));
-            if (v6 == null) {
+            Optional<Inet6Address> v6 = Literals.ipv6(host.substring(1, host.length() - 1));
+            if (v6.isEmpty()) {
                 throw bad(text, "[ipv6]:port with a valid IPv6 address");
             }
-            return new Target(Literals.format(v6), port, v6);
+            return new Target(Literals.format(v6.get()), port, Optional.of(v6.get()));
         }
         if (host.indexOf(':') >= 0 || host.indexOf('[') >= 0 || host.indexOf(']') >= 0) {
             throw bad(text, "[ipv6]:port, an IPv6 literal in brackets");
@@ -91,13 +94,13 @@ public record Target(String host, int port, InetAddress literal) {
             throw bad(text, EXPECTED);
         }
         if (looksNumeric(host)) {
-            Inet4Address v4 = Literals.ipv4(host);
-            if (v4 == null) {
+            Optional<Inet4Address> v4 = Literals.ipv4(host);
+            if (v4.isEmpty()) {
                 throw bad(text, "host:port with IPv4 as four decimal parts 0-255, no leading zeros");
             }
-            return new Target(Literals.format(v4), port, v4);
+            return new Target(Literals.format(v4.get()), port, Optional.of(v4.get()));
         }
-        return new Target(name(text, host), port, null);
+        return new Target(name(text, host), port, Optional.empty());
     }
 
     /** A last label of digits or {@code 0x}: an IPv4 spelling, which must then be the strict form. */
@@ -189,7 +192,7 @@ public record Target(String host, int port, InetAddress literal) {
 
     /** True for a name; false for an address literal. */
     public boolean isName() {
-        return literal == null;
+        return literal.isEmpty();
     }
 
     /**
@@ -197,14 +200,10 @@ public record Target(String host, int port, InetAddress literal) {
      * {@code ::1}, or either as IPv4-mapped): the entry is then also a forward (SPEC R1).
      */
     public boolean isLoopback() {
-        if (literal == null) {
+        if (literal.isEmpty()) {
             return host.equals("localhost");
         }
-        Ip ip = Ip.of(literal);
-        Ip.Embedded embedded = ip.embedded();
-        if (embedded != null && embedded.same()) {
-            ip = embedded.address();
-        }
+        Ip ip = Ip.of(literal.get()).judgedAs();
         return ip.v4() ? (ip.lo() >>> 24) == 127 : ip.hi() == 0 && ip.lo() == 1;
     }
 

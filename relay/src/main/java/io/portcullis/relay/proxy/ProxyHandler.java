@@ -19,6 +19,7 @@ import io.portcullis.relay.tunnel.ClientHelloCheck;
 import io.portcullis.relay.tunnel.Early;
 import io.portcullis.relay.tunnel.Splice;
 import io.portcullis.relay.tunnel.Tunnels;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     private final SpawnJudge judge;
     private HeadReader head;
     /** After the head, until the tunnel or the exchange takes the bytes; null before and after. */
-    private Early early;
+    private @Nullable Early early;
     /** The ClientHello check sits after this handler: reads go on to it. */
     private boolean passing;
 

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -200,9 +201,9 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         private final IoRegistration epoll;
         private final IoHandle handle;
         /** The interest last asked for; the loop's thread only. */
-        private EpollIoOps wanted;
+        private @Nullable EpollIoOps wanted;
         /** The interest the kernel has, null before the first; the loop's thread only. */
-        private EpollIoOps made;
+        private @Nullable EpollIoOps made;
 
         private boolean queued;
 

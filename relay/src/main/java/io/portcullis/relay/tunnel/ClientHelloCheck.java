@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,8 +53,8 @@ public final class ClientHelloCheck extends AbstractSniHandler<Boolean> {
 
     private boolean decided;
     private ScheduledFuture<?> timeout;
-    private ChannelFutureListener closeClient;
-    private ChannelFutureListener closeUpstream;
+    private @Nullable ChannelFutureListener closeClient;
+    private @Nullable ChannelFutureListener closeUpstream;
 
     private ClientHelloCheck(Channel upstream, FirstBytes wanted, long timeoutMillis) {
         super(MAX_CLIENT_HELLO, 0);

@@ -72,6 +72,8 @@ public final class Splice {
         this.record = record;
         this.connection = record.id();
         this.idleMillis = idleMillis;
+        // Run on this loop, so never before the splice is whole.
+        this.idle = client.eventLoop().schedule(this::idleCheck, idleMillis, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -91,7 +93,6 @@ public final class Splice {
         }
         ConnectionRecord record = ConnectionRecord.of(client);
         Splice splice = new Splice(client, upstream, record, idleMillis);
-        splice.idle = client.eventLoop().schedule(splice::idleCheck, idleMillis, TimeUnit.MILLISECONDS);
         client.config().setRecvByteBufAllocator(READS);
         upstream.config().setRecvByteBufAllocator(READS);
         client.pipeline().replace(replaced, "splice", splice.new Copier(upstream, record::up));

@@ -189,7 +189,8 @@ public final class UpstreamProxy {
     private CompletableFuture<UpstreamRoute.Proxy> proxyAddresses(EventLoop loop, Verdict.Allow allow) {
         Target proxy = route.config().proxy();
         CompletableFuture<UpstreamRoute.Proxy> judged = !proxy.isName()
-                ? CompletableFuture.completedFuture(route.judge(List.of(proxy.literal()), allow))
+                ? CompletableFuture.completedFuture(
+                        route.judge(List.of(proxy.literal().orElseThrow()), allow))
                 : resolver.resolve(proxy.host())
                         .thenApply(resolution -> resolution.outcome() == Resolution.Outcome.RESOLVED
                                 ? route.judge(resolution.addresses(), allow)
