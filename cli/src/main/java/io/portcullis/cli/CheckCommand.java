@@ -97,14 +97,14 @@ final class CheckCommand implements Callable<Integer> {
             names = "--spawn",
             paramLabel = "FILE",
             description = "The spawn policy (JSON; see docs/policy.md) whose verdicts are printed.")
-    Path spawnFile;
+    Optional<Path> spawnFile = Optional.empty();
 
     @Option(
             names = "--host",
             paramLabel = "FILE",
             description = "The host configuration (JSON; see docs/policy.md); defaults when absent. Alone (no --spawn),"
                     + " the file itself is checked: its fields, log.file's folder, each DNS server.")
-    Path hostFile;
+    Optional<Path> hostFile = Optional.empty();
 
     @Parameters(
             paramLabel = "TARGET",
@@ -118,14 +118,16 @@ final class CheckCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         JsonLog.forPerson("portcullis check", Level.WARN);
         List<String> problems = new ArrayList<>();
-        if (spawnFile == null) {
+        if (spawnFile.isEmpty()) {
             return hostAlone(out, err, problems);
         }
-        SpawnPolicy spawn = ConfigFiles.spawn(spawnFile, problems);
-        HostConfig host = ConfigFiles.host(hostFile, problems);
+        Optional<SpawnPolicy> read = ConfigFiles.spawn(spawnFile.get(), problems);
+        Optional<HostConfig> readHost = ConfigFiles.host(hostFile, problems);
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }
+        SpawnPolicy spawn = read.orElseThrow();
+        HostConfig host = readHost.orElseThrow();
         if (host.dns().servers().isEmpty()) {
             err.println(SYSTEM_RESOLVER);
             err.flush();
@@ -173,19 +175,20 @@ final class CheckCommand implements Callable<Integer> {
 
     /** {@code check --host FILE} alone: one line per finding (HostCheck); 0 when every one is ok, else 1. */
     private int hostAlone(PrintWriter out, PrintWriter err, List<String> problems) {
-        if (hostFile == null) {
+        if (hostFile.isEmpty()) {
             problems.add("portcullis check: --spawn FILE or --host FILE (expected: a spawn policy to judge targets"
                     + " against, or a host file alone to check)");
         } else if (!targets.isEmpty()) {
             problems.add("portcullis check: " + targets.getFirst() + " (expected: targets with --spawn FILE; --host"
                     + " FILE alone checks the host file)");
         }
-        HostConfig host = hostFile == null ? null : ConfigFiles.host(hostFile, problems);
+        Optional<HostConfig> host = hostFile.isEmpty() ? Optional.empty() : ConfigFiles.host(hostFile, problems);
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }
         boolean failed = false;
-        for (HostCheck.Line line : HostCheck.check(hostFile, host)) {
+        // Reported when either is missing: both are here.
+        for (HostCheck.Line line : HostCheck.check(hostFile.orElseThrow(), host.orElseThrow())) {
             failed |= !line.ok();
             out.println(line.json());
             out.flush();
@@ -238,7 +241,7 @@ final class CheckCommand implements Callable<Integer> {
                     ? Request.plainHttp(target)
                     : Request.connect(target);
         } catch (IllegalArgumentException e) {
-            return new Verdict.Deny(DenyCode.BAD_REQUEST, e.getMessage());
+            return new Verdict.Deny(DenyCode.BAD_REQUEST, String.valueOf(e.getMessage()));
         }
         return judge.decide(spawn, request)
                 .completeOnTimeout(

@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /** Loads configuration files so that a command can report the problems of all of them at once. */
 final class ConfigFiles {
@@ -21,39 +22,46 @@ final class ConfigFiles {
         T load() throws ConfigException;
     }
 
-    /** The loaded value, or null after adding its problems to {@code problems}. */
-    static <T> T load(Loader<T> loader, List<String> problems) {
+    /**
+     * The loaded value; empty after adding its problems to {@code problems}. A command reports every
+     * problem at once (see {@link #report}) and then takes what was loaded.
+     */
+    static <T> Optional<T> load(Loader<T> loader, List<String> problems) {
         try {
-            return loader.load();
+            return Optional.of(loader.load());
         } catch (ConfigException e) {
             problems.add(e.getMessage());
-            return null;
+            return Optional.empty();
         }
     }
 
-    /** The spawn policy in {@code file}, or null after adding its problems. */
-    static SpawnPolicy spawn(Path file, List<String> problems) {
+    /** The spawn policy in {@code file}; empty after adding its problems. */
+    static Optional<SpawnPolicy> spawn(Path file, List<String> problems) {
         return load(() -> SpawnPolicyJson.read(file), problems);
     }
 
-    /** The host configuration in {@code file} (the defaults when null), or null after adding its problems. */
-    static HostConfig host(Path file, List<String> problems) {
-        return file == null ? HostConfig.DEFAULTS : load(() -> HostConfigJson.read(file), problems);
+    /** The host configuration in {@code file} (the defaults without one); empty after adding its problems. */
+    static Optional<HostConfig> host(Optional<Path> file, List<String> problems) {
+        return file.isEmpty()
+                ? Optional.of(HostConfig.DEFAULTS)
+                : load(() -> HostConfigJson.read(file.get()), problems);
     }
 
     /** Adds a problem when {@code parent} (the spawns' directories' parent) is given and is no directory. */
-    static void checkParent(Path parent, List<String> problems) {
-        if (parent != null && !Files.isDirectory(parent)) {
-            problems.add("--dir: " + parent + " (expected: an existing directory)");
+    static void checkParent(Optional<Path> parent, List<String> problems) {
+        if (parent.isPresent() && !Files.isDirectory(parent.get())) {
+            problems.add("--dir: " + parent.get() + " (expected: an existing directory)");
         }
     }
 
     /** A file the command will create or replace: its folder must exist now, not when it is first written. */
-    static void checkNewFile(String option, Path file, List<String> problems) {
-        if (file != null
-                && (Files.isDirectory(file)
-                        || !Files.isDirectory(file.toAbsolutePath().getParent()))) {
-            problems.add(option + ": " + file + " (expected: a file in an existing directory)");
+    static void checkNewFile(String option, Optional<Path> file, List<String> problems) {
+        if (file.isEmpty()) {
+            return;
+        }
+        Path folder = file.get().toAbsolutePath().getParent();
+        if (Files.isDirectory(file.get()) || folder == null || !Files.isDirectory(folder)) {
+            problems.add(option + ": " + file.get() + " (expected: a file in an existing directory)");
         }
     }
 
@@ -65,11 +73,9 @@ final class ConfigFiles {
     }
 
     /** A relay builder for {@code host}, with the spawns' directories under {@code parent} when given. */
-    static Relay.Builder relay(HostConfig host, Path parent) {
+    static Relay.Builder relay(HostConfig host, Optional<Path> parent) {
         Relay.Builder builder = Relay.builder(host);
-        if (parent != null) {
-            builder.directory(parent);
-        }
+        parent.ifPresent(builder::directory);
         return builder;
     }
 }

@@ -96,7 +96,7 @@ final class DaemonCommand implements Callable<Integer> {
             names = "--dir",
             paramLabel = "PARENT",
             description = "Where the spawns' directories are made; default: the system's temporary directory.")
-    Path parent;
+    Optional<Path> parent = Optional.empty();
 
     @Option(
             names = "--pid-file",
@@ -111,7 +111,7 @@ final class DaemonCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
         service.check(problems);
-        HostConfig host = ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
+        Optional<HostConfig> host = ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
         ConfigFiles.checkParent(parent, problems);
         PidFile.check(pidFile, problems);
         Path controlParent = control.toAbsolutePath().getParent();
@@ -135,8 +135,9 @@ final class DaemonCommand implements Callable<Integer> {
         Daemon daemon;
         Optional<MetricsListener> metrics;
         try {
-            daemon =
-                    upgrade ? takeOver(host, namespaces.orElseThrow()) : start(host, namespaces.orElseThrow(), manager);
+            daemon = upgrade
+                    ? takeOver(host.orElseThrow(), namespaces.orElseThrow())
+                    : start(host.orElseThrow(), namespaces.orElseThrow(), manager);
             try {
                 metrics = upgrade ? listenOnceFree(daemon) : service.listen(daemon.routes());
             } catch (IOException | RuntimeException e) {

@@ -60,14 +60,9 @@ final class DemoCommand implements Callable<Integer> {
         JsonLog.forPerson("portcullis demo", Level.WARN);
         try {
             int uid = RunPolicy.currentUid();
-            Executables installed = Executables.onPath(System.getenv("PATH"));
+            Executables installed = Executables.onPath(Optional.ofNullable(System.getenv("PATH")));
             List<String> missing = new ArrayList<>(Prerequisites.missing(uid, installed, DemoCommand::succeeds));
-            Sandbox sandbox = null;
-            try {
-                sandbox = sandboxOption.choice.resolve(installed);
-            } catch (IllegalStateException e) {
-                missing.add(e.getMessage());
-            }
+            Optional<Sandbox> sandbox = sandboxOption.resolve(installed, missing);
             if (!missing.isEmpty()) {
                 err.println("portcullis demo: cannot run here; it needs:");
                 missing.forEach(need -> err.println("  - " + need));
@@ -81,7 +76,7 @@ final class DemoCommand implements Callable<Integer> {
                     Demo.gatewayUid(RunPolicy.invokingUid(uid, Optional.ofNullable(System.getenv("SUDO_UID"))));
             Sandbox.Tmp tmp = Sandbox.Tmp.own(
                     Launch.commandFolders(Path.of("").toAbsolutePath(), Optional.ofNullable(System.getenv("PATH"))));
-            Demo demo = new Demo(sandbox, tmp, RunCommand.entryCommand(), uid, gatewayUid);
+            Demo demo = new Demo(sandbox.orElseThrow(), tmp, RunCommand.entryCommand(), uid, gatewayUid);
             // Ctrl-C: the world's namespaces, the sandbox and the spawn's directory go too.
             Thread abort = new Thread(demo::abort, "demo-abort");
             Runtime.getRuntime().addShutdownHook(abort);

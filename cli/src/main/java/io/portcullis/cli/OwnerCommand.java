@@ -67,7 +67,7 @@ final class OwnerCommand implements Callable<Integer> {
             names = "--host",
             paramLabel = "FILE",
             description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
-    Path hostFile;
+    Optional<Path> hostFile = Optional.empty();
 
     @Option(
             names = "--default",
@@ -84,31 +84,35 @@ final class OwnerCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
-        HostConfig host = ConfigFiles.host(hostFile, problems);
+        Optional<HostConfig> host = ConfigFiles.host(hostFile, problems);
         if (addon.isBlank()) {
             problems.add("--spawn: \"" + addon + "\" (expected: an add-on id)");
         }
-        Target parsed = parse(target, problems);
+        Optional<Target> parsed = parse(target, problems);
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }
-        Outcome outcome = outcome(host, parsed);
+        Outcome outcome = outcome(host.orElseThrow(), parsed.orElseThrow());
         PrintWriter out = spec.commandLine().getOut();
         out.println(outcome.json());
         out.flush();
-        return outcome.code() == null ? 0 : 1;
+        return outcome.code().isEmpty() ? 0 : 1;
     }
 
     /** What is printed: an owner answer, or a manifest default's refusal before any owner check. */
-    record Outcome(String code, String detail, OwnerEvidence evidence) {
+    record Outcome(Optional<String> code, String detail, OwnerEvidence evidence) {
         static Outcome of(OwnerAnswer answer) {
-            return new Outcome(answer.allowed() ? null : answer.code().code(), answer.detail(), answer.evidence());
+            return new Outcome(answer.code().map(OwnerCode::code), answer.detail(), answer.evidence());
         }
 
         String json() {
             ObjectNode object = JSON.createObjectNode();
-            object.put("verdict", code == null ? "allow" : "deny");
-            object.put("code", code);
+            object.put("verdict", code.isEmpty() ? "allow" : "deny");
+            if (code.isPresent()) {
+                object.put("code", code.get());
+            } else {
+                object.putNull("code");
+            }
             object.put("detail", detail);
             object.set("evidence", JSON.valueToTree(evidence));
             return object.toString();
@@ -133,17 +137,17 @@ final class OwnerCommand implements Callable<Integer> {
         return new OwnAddresses(own).contains(address);
     }
 
-    private static Target parse(String text, List<String> problems) {
+    private static Optional<Target> parse(String text, List<String> problems) {
         try {
             Target parsed = Target.parse(text);
             if (parsed.isName() && !parsed.host().equals("localhost")) {
                 problems.add("ADDRESS:PORT: \"" + text + "\" (expected: an address literal or localhost, not a name)");
-                return null;
+                return Optional.empty();
             }
-            return parsed;
+            return Optional.of(parsed);
         } catch (IllegalArgumentException e) {
             problems.add("ADDRESS:PORT: " + e.getMessage());
-            return null;
+            return Optional.empty();
         }
     }
 
@@ -152,7 +156,8 @@ final class OwnerCommand implements Callable<Integer> {
             // The relay refuses such a default before it asks the owner check, so this prints no evidence.
             Optional<Verdict.Deny> refusal = new Rules(host).defaultRefusal(parsed);
             if (refusal.isPresent()) {
-                return new Outcome(refusal.get().code().code(), refusal.get().detail(), OwnerEvidence.NONE);
+                return new Outcome(
+                        Optional.of(refusal.get().code().code()), refusal.get().detail(), OwnerEvidence.NONE);
             }
         }
         InetAddress address = parsed.literal().orElse(LOCALHOST);

@@ -4,6 +4,7 @@ import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine.Option;
 
 /** The {@code --spawn FILE} and {@code --host FILE} options of the commands that judge one spawn. */
@@ -19,15 +20,15 @@ final class PolicyFiles {
             names = "--host",
             paramLabel = "FILE",
             description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
-    Path hostFile;
+    Optional<Path> hostFile = Optional.empty();
 
-    /** The spawn policy, or null after adding its problems. */
-    SpawnPolicy spawn(List<String> problems) {
+    /** The spawn policy; empty after adding its problems. */
+    Optional<SpawnPolicy> spawn(List<String> problems) {
         return ConfigFiles.spawn(spawnFile, problems);
     }
 
-    /** The host configuration (the defaults without {@code --host}), or null after adding its problems. */
-    HostConfig host(List<String> problems) {
+    /** The host configuration (the defaults without {@code --host}); empty after adding its problems. */
+    Optional<HostConfig> host(List<String> problems) {
         return ConfigFiles.host(hostFile, problems);
     }
 }

@@ -66,14 +66,14 @@ final class RelayCommand implements Callable<Integer> {
             names = "--dir",
             paramLabel = "PARENT",
             description = "Where the spawn's directory is made; default: the system's temporary directory.")
-    Path parent;
+    Optional<Path> parent = Optional.empty();
 
     @Option(
             names = "--metrics-file",
             paramLabel = "FILE",
             description =
                     "Where the relay's metrics (Prometheus text) are written, every --metrics-every seconds and at exit.")
-    Path metricsFile;
+    Optional<Path> metricsFile = Optional.empty();
 
     @Option(
             names = "--metrics-every",
@@ -87,8 +87,8 @@ final class RelayCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         List<String> problems = new ArrayList<>();
         service.check(problems);
-        SpawnPolicy spawn = files.spawn(problems);
-        HostConfig host = files.host(problems);
+        Optional<SpawnPolicy> read = files.spawn(problems);
+        Optional<HostConfig> readHost = files.host(problems);
         ConfigFiles.checkParent(parent, problems);
         ConfigFiles.checkNewFile("--metrics-file", metricsFile, problems);
         if (metricsEvery < 1) {
@@ -97,6 +97,8 @@ final class RelayCommand implements Callable<Integer> {
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }
+        SpawnPolicy spawn = read.orElseThrow();
+        HostConfig host = readHost.orElseThrow();
         Relay relay;
         Optional<MetricsListener> listener;
         try {
@@ -111,8 +113,8 @@ final class RelayCommand implements Callable<Integer> {
             log.error("cannot start: {}", e.getMessage());
             return 1;
         }
-        Optional<MetricsFile> file = Optional.ofNullable(metricsFile)
-                .map(path -> new MetricsFile(path, relay::metricsText, Duration.ofSeconds(metricsEvery)));
+        Optional<MetricsFile> file =
+                metricsFile.map(path -> new MetricsFile(path, relay::metricsText, Duration.ofSeconds(metricsEvery)));
         Running running = new Running(relay, file, listener);
         Thread stopOnSignal = new Thread(
                 () -> {

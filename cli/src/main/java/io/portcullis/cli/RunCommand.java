@@ -68,13 +68,13 @@ final class RunCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--spawn", paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
-    Path spawnFile;
+    Optional<Path> spawnFile = Optional.empty();
 
     @Option(
             names = "--host",
             paramLabel = "FILE",
             description = "The host configuration (JSON; see docs/policy.md); defaults when absent.")
-    Path hostFile;
+    Optional<Path> hostFile = Optional.empty();
 
     @Option(names = "--internet", description = "Also allow HTTPS (CONNECT to port 443) to global addresses (SPEC R8).")
     boolean internet;
@@ -86,13 +86,13 @@ final class RunCommand implements Callable<Integer> {
             names = "--log",
             paramLabel = "FILE",
             description = "Append the JSON decision lines to this file (default: the host's log.file, else none).")
-    Path logFile;
+    Optional<Path> logFile = Optional.empty();
 
     @Option(
             names = "--dir",
             paramLabel = "PARENT",
             description = "Where the spawn's directory is made; default: the system's temporary directory.")
-    Path parent;
+    Optional<Path> parent = Optional.empty();
 
     @Mixin
     SandboxOption sandboxOption;
@@ -118,24 +118,23 @@ final class RunCommand implements Callable<Integer> {
             problems.add("this process's uid cannot be read: " + e.getMessage());
         }
         int invoking = RunPolicy.invokingUid(uid, Optional.ofNullable(System.getenv("SUDO_UID")));
-        SpawnPolicy policy = policy(uid, problems);
-        HostConfig host = host(invoking, problems);
-        Sandbox sandbox = null;
-        try {
-            sandbox = sandboxOption.choice.resolve(Executables.onPath(System.getenv("PATH")));
-        } catch (IllegalStateException e) {
-            problems.add(e.getMessage());
-        }
-        if (parent != null && !Files.isDirectory(parent)) {
-            problems.add("--dir: " + parent + " (expected: an existing directory)");
-        }
+        Optional<SpawnPolicy> policy = policy(uid, problems);
+        Optional<HostConfig> host = host(invoking, problems);
+        Optional<Sandbox> sandbox =
+                sandboxOption.resolve(Executables.onPath(Optional.ofNullable(System.getenv("PATH"))), problems);
+        ConfigFiles.checkParent(parent, problems);
         ConfigFiles.checkNewFile("--log", logFile, problems);
         if (!problems.isEmpty()) {
             problems.forEach(p -> err.println("portcullis run: " + p));
             err.flush();
             return 2;
         }
-        return run(policy, host, refusalLine(host, uid, invoking), sandbox, err);
+        return run(
+                policy.orElseThrow(),
+                host.orElseThrow(),
+                refusalLine(host.orElseThrow(), uid, invoking),
+                sandbox.orElseThrow(),
+                err);
     }
 
     /** How refusals read: with the gateway's uid and where it came from. */
@@ -147,34 +146,38 @@ final class RunCommand implements Callable<Integer> {
         return new RefusalLine(gateway, origin);
     }
 
-    private SpawnPolicy policy(int uid, List<String> problems) {
+    /** The spawn's policy; empty after adding its problems (a uid that cannot be read is one already). */
+    private Optional<SpawnPolicy> policy(int uid, List<String> problems) {
         if (uid < 0) {
-            return null;
+            return Optional.empty();
         }
         try {
-            if (spawnFile == null) {
-                return RunPolicy.fromAllows("run-" + ProcessHandle.current().pid(), internet, allows, uid);
+            if (spawnFile.isEmpty()) {
+                return Optional.of(
+                        RunPolicy.fromAllows("run-" + ProcessHandle.current().pid(), internet, allows, uid));
             }
             if (internet || !allows.isEmpty()) {
                 problems.add("--spawn: with --internet or --allow (expected: a policy file or the options, not both)");
-                return null;
+                return Optional.empty();
             }
-            return RunPolicy.forPeer(SpawnPolicyJson.read(spawnFile), uid);
+            return Optional.of(RunPolicy.forPeer(SpawnPolicyJson.read(spawnFile.get()), uid));
         } catch (ConfigException e) {
             problems.addAll(e.problems().isEmpty() ? List.of(e.getMessage()) : e.problems());
+            return Optional.empty();
         }
-        return null;
     }
 
     /** The host file, whose gateway uid is the invoking user's unless it names one. */
-    private HostConfig host(int invoking, List<String> problems) {
+    private Optional<HostConfig> host(int invoking, List<String> problems) {
         HostConfig defaults = RunPolicy.hostDefaults(invoking);
-        HostConfig host =
-                hostFile == null ? defaults : ConfigFiles.load(() -> HostConfigJson.read(hostFile, defaults), problems);
-        if (host == null || logFile == null) {
+        Optional<HostConfig> host = hostFile.isEmpty()
+                ? Optional.of(defaults)
+                : ConfigFiles.load(() -> HostConfigJson.read(hostFile.get(), defaults), problems);
+        if (logFile.isEmpty()) {
             return host;
         }
-        return host.withLog(new HostConfig.Log(Optional.of(logFile.toAbsolutePath())));
+        Path log = logFile.get().toAbsolutePath();
+        return host.map(read -> read.withLog(new HostConfig.Log(Optional.of(log))));
     }
 
     private int run(SpawnPolicy policy, HostConfig host, RefusalLine format, Sandbox sandbox, PrintWriter err)
@@ -190,9 +193,7 @@ final class RunCommand implements Callable<Integer> {
         RunDecisions decisions = new RunDecisions(format, System.err, json.map(DecisionSink.class::cast));
         // One spawn: only its budget must fit the descriptor limit, not the relay's default 16384.
         Relay.Builder builder = Relay.builder(host).decisions(decisions).descriptorsFor(1);
-        if (parent != null) {
-            builder.directory(parent);
-        }
+        parent.ifPresent(builder::directory);
         Relay relay;
         try {
             relay = builder.start();

@@ -50,7 +50,7 @@ final class ServiceOptions {
             description = "Serves GET /metrics (Prometheus text), /healthz and /readyz over HTTP on this TCP address "
                     + "(an IP address; a PORT alone means 127.0.0.1; port 0: one the kernel picks). A non-loopback "
                     + "address is warned about: every host that reaches it can read the metrics.")
-    String metricsListen;
+    Optional<String> metricsListen = Optional.empty();
 
     @Option(
             names = "--drain",
@@ -60,9 +60,6 @@ final class ServiceOptions {
                     + "then the rest are closed; default: ${DEFAULT-VALUE}.")
     String drain;
 
-    private InetSocketAddress metrics;
-    private Duration grace;
-
     /** Adds a problem for each bad option; puts the log level into effect when it is good. */
     void check(List<String> problems) {
         Level level = LEVELS.get(logLevel.toLowerCase(Locale.ROOT));
@@ -71,19 +68,26 @@ final class ServiceOptions {
         } else {
             JsonLog.level(level);
         }
-        if (drain.matches("[0-9]{1,6}") && Long.parseLong(drain) <= MAX_DRAIN_SECONDS) {
-            grace = Duration.ofSeconds(Long.parseLong(drain));
-        } else {
+        if (grace().isEmpty()) {
             problems.add("--drain: " + drain + " (expected: 0-" + MAX_DRAIN_SECONDS + " seconds)");
         }
-        if (metricsListen != null) {
-            metrics = listenAddress(metricsListen).orElse(null);
-            if (metrics == null) {
-                problems.add("--metrics-listen: " + metricsListen
-                        + " (expected: ADDRESS:PORT with an IP address and a port 0-65535, e.g. 127.0.0.1:9464 or"
-                        + " [::1]:9464, or a PORT alone for 127.0.0.1)");
-            }
+        if (metricsListen.isPresent() && metrics().isEmpty()) {
+            problems.add("--metrics-listen: " + metricsListen.get()
+                    + " (expected: ADDRESS:PORT with an IP address and a port 0-65535, e.g. 127.0.0.1:9464 or"
+                    + " [::1]:9464, or a PORT alone for 127.0.0.1)");
         }
+    }
+
+    /** {@code --drain}; empty when it is no number of seconds in range. */
+    private Optional<Duration> grace() {
+        return drain.matches("[0-9]{1,6}") && Long.parseLong(drain) <= MAX_DRAIN_SECONDS
+                ? Optional.of(Duration.ofSeconds(Long.parseLong(drain)))
+                : Optional.empty();
+    }
+
+    /** {@code --metrics-listen}; empty when absent or no address. */
+    private Optional<InetSocketAddress> metrics() {
+        return metricsListen.flatMap(ServiceOptions::listenAddress);
     }
 
     /**
@@ -92,7 +96,7 @@ final class ServiceOptions {
      */
     void drain(Relay relay) {
         try {
-            relay.drain(grace);
+            relay.drain(grace().orElseThrow(() -> new IllegalStateException("--drain: not checked")));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
@@ -102,7 +106,8 @@ final class ServiceOptions {
 
     /** Starts the metrics listener over {@code routes} when {@code --metrics-listen} was given. */
     Optional<MetricsListener> listen(Routes routes) throws IOException {
-        return metrics == null ? Optional.empty() : Optional.of(MetricsListener.start(metrics, routes));
+        Optional<InetSocketAddress> metrics = metrics();
+        return metrics.isEmpty() ? Optional.empty() : Optional.of(MetricsListener.start(metrics.get(), routes));
     }
 
     /**

@@ -62,7 +62,10 @@ final class ControlPeers {
                 channel.attr(PEER).set(peer);
             }
         } catch (ControlPeer.Unreadable e) {
-            refusal = Optional.of(e.uid() != uid ? uidRefusal(e.uid(), e.pid(), uid) : unreadable(e.getCause()));
+            refusal = Optional.of(
+                    e.uid() != uid
+                            ? uidRefusal(e.uid(), e.pid(), uid)
+                            : unreadable(Objects.requireNonNullElse(e.getCause(), e)));
         } catch (IOException | RuntimeException e) {
             refusal = Optional.of(unreadable(e));
         }

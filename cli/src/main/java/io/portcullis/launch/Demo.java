@@ -78,8 +78,8 @@ public final class Demo {
                 + " a DNS server on loopback, all in network namespaces with no route out...");
         out.flush();
         try {
-            DemoWorld world = opened(DemoWorld.create(gatewayUid, otherUid(gatewayUid)));
-            world.start();
+            DemoWorld.Built world =
+                    opened(DemoWorld.create(gatewayUid, otherUid(gatewayUid))).start();
             List<DemoRow> rows = rows(world);
             SpawnPolicy policy = policy(world);
             describe(out, policy);
@@ -138,7 +138,7 @@ public final class Demo {
         return expected == lines.size();
     }
 
-    static List<DemoRow> rows(DemoWorld world) {
+    static List<DemoRow> rows(DemoWorld.Built world) {
         String lan = world.unlistedLanHost().getHostAddress();
         return List.of(
                 new DemoRow(
@@ -186,7 +186,7 @@ public final class Demo {
         return new DemoRow("http://127.0.0.1:" + port + "/", "forward:" + port, allowed, about, true);
     }
 
-    private SpawnPolicy policy(DemoWorld world) {
+    private SpawnPolicy policy(DemoWorld.Built world) {
         List<SpawnPolicy.Entry> hosts = List.of(
                 new SpawnPolicy.Entry(
                         Target.parse(DemoWorld.NAS + ":8443"), SpawnPolicy.Scheme.HTTPS, OwnerQuery.Source.OWNER),
@@ -210,7 +210,7 @@ public final class Demo {
                 Target.parse("127.0.0.1:" + port), SpawnPolicy.Scheme.TCP, OwnerQuery.Source.OWNER);
     }
 
-    private static HostConfig host(DemoWorld world, int gatewayUid) {
+    private static HostConfig host(DemoWorld.Built world, int gatewayUid) {
         HostConfig defaults = RunPolicy.hostDefaults(gatewayUid);
         return new HostConfig(
                 defaults.denyList(),
@@ -237,7 +237,7 @@ public final class Demo {
     }
 
     /** Runs every curl in one sandbox, one after the other; one result per row, in order. */
-    private List<CurlSeen> curl(Relay relay, SpawnPolicy policy, DemoWorld world, List<DemoRow> rows)
+    private List<CurlSeen> curl(Relay relay, SpawnPolicy policy, DemoWorld.Built world, List<DemoRow> rows)
             throws IOException, InterruptedException {
         // The sandbox's /tmp is its own: curl reads the world's certificate from a copy made there.
         StringBuilder script = new StringBuilder("printf '%s' ")

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An HTTP service on the demo namespace's loopback, run as a process of {@code uid} (setpriv), so
@@ -111,7 +112,8 @@ final class DemoService implements AutoCloseable {
         stop(process, dir);
     }
 
-    private static void stop(Process process, Path dir) {
+    /** @param process null when it did not start */
+    private static void stop(@Nullable Process process, Path dir) {
         if (process != null) {
             OriginProcess.stop(process);
         }

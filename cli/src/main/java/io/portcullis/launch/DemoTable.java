@@ -50,7 +50,9 @@ final class DemoTable {
                     .append("'s socket");
             if (!seen.processes().isEmpty()) {
                 OwnerEvidence.Process holder = seen.processes().getFirst();
-                why.append(", pid ").append(holder.pid()).append(' ').append(name(holder.exe()));
+                why.append(", pid ").append(holder.pid());
+                Optional.ofNullable(holder.exe())
+                        .ifPresent(exe -> why.append(' ').append(name(exe)));
             }
             return why.append(']').toString();
         }

@@ -37,14 +37,8 @@ final class DemoWorld implements AutoCloseable {
     private volatile boolean closed;
     private final Site internet = Site.internet();
     private final Site lan = Site.lan();
-    private Path dir;
-    private ZoneDnsServer dns;
-    private TlsMaterial tls;
-    private ServerSocket loopbackService;
     private final int gatewayUid;
     private final int otherUid;
-    private DemoService own;
-    private DemoService other;
 
     private DemoWorld(int gatewayUid, int otherUid) {
         this.gatewayUid = gatewayUid;
@@ -59,10 +53,27 @@ final class DemoWorld implements AutoCloseable {
         return new DemoWorld(gatewayUid, otherUid);
     }
 
-    void start() throws IOException, InterruptedException {
-        dir = Files.createTempDirectory("portcullis-demo-");
-        Path made = dir;
-        add(() -> deleteTree(made));
+    /**
+     * What the demo's table is run against once the world is built.
+     *
+     * @param dns the DNS server, for the host configuration's {@code dns.servers}
+     * @param certificate the certificate the origins present; curl trusts it
+     * @param loopbackPort the port of the service on this host's loopback that this process holds
+     * @param own the service of the gateway's user
+     * @param other the service of another user
+     * @param unlistedLanHost a LAN host that the demo's policy does not list
+     */
+    record Built(
+            ZoneDnsServer dns,
+            Path certificate,
+            int loopbackPort,
+            DemoService own,
+            DemoService other,
+            InetAddress unlistedLanHost) {}
+
+    Built start() throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory("portcullis-demo-");
+        add(() -> deleteTree(dir));
         World world = add(World.build(List.of(internet, lan)));
         Zone zone = new Zone()
                 .set(
@@ -74,13 +85,15 @@ final class DemoWorld implements AutoCloseable {
                         MIXED,
                         DnsAnswer.of(
                                 List.of(internet.hosts().get(1), lan.hosts().get(1))));
-        dns = add(ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0));
+        ZoneDnsServer dns = add(ZoneDnsServer.start(zone, InetAddress.getLoopbackAddress(), 0));
         List<InetAddress> hosts =
                 Stream.concat(internet.hosts().stream(), lan.hosts().stream()).toList();
-        tls = TlsMaterial.create(dir, List.of(WEB, NAS, MIXED), hosts);
+        TlsMaterial tls = TlsMaterial.create(dir, List.of(WEB, NAS, MIXED), hosts);
         // Each origin is a JVM of its own; starting both at once halves the wait.
-        CompletableFuture<OriginProcess> inet = CompletableFuture.supplyAsync(() -> origin(world, internet, "inet"));
-        CompletableFuture<OriginProcess> home = CompletableFuture.supplyAsync(() -> origin(world, lan, "lan"));
+        CompletableFuture<OriginProcess> inet =
+                CompletableFuture.supplyAsync(() -> origin(world, internet, "inet", dir, tls));
+        CompletableFuture<OriginProcess> home =
+                CompletableFuture.supplyAsync(() -> origin(world, lan, "lan", dir, tls));
         CompletableFuture<DemoService> yours = CompletableFuture.supplyAsync(() -> service("yours", gatewayUid));
         CompletableFuture<DemoService> theirs = CompletableFuture.supplyAsync(() -> service("theirs", otherUid));
         IOException failure = null;
@@ -98,10 +111,15 @@ final class DemoWorld implements AutoCloseable {
         if (failure != null) {
             throw failure;
         }
-        own = yours.join();
-        other = theirs.join();
-        loopbackService = add(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()));
+        ServerSocket loopbackService = add(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()));
         world.verifyNoRouteOut();
+        return new Built(
+                dns,
+                tls.certificatePem(),
+                loopbackService.getLocalPort(),
+                yours.join(),
+                theirs.join(),
+                lan.hosts().get(1));
     }
 
     /** Keeps {@code part} to close with the world; after {@link #close}, closes it at once. */
@@ -113,7 +131,7 @@ final class DemoWorld implements AutoCloseable {
         return part;
     }
 
-    private OriginProcess origin(World world, Site site, String name) {
+    private static OriginProcess origin(World world, Site site, String name, Path dir, TlsMaterial tls) {
         try {
             return OriginProcess.start(world, site, name, dir, tls);
         } catch (IOException e) {
@@ -137,36 +155,6 @@ final class DemoWorld implements AutoCloseable {
                     ? io.getCause()
                     : new IOException("a part of the world did not start: " + e.getCause(), e.getCause());
         }
-    }
-
-    /** The DNS server, for the host configuration's {@code dns.servers}. */
-    ZoneDnsServer dns() {
-        return dns;
-    }
-
-    /** The certificate the origins present; curl trusts it. */
-    Path certificate() {
-        return tls.certificatePem();
-    }
-
-    /** The port of the service on this host's loopback that this process holds. */
-    int loopbackPort() {
-        return loopbackService.getLocalPort();
-    }
-
-    /** The service of the gateway's user. */
-    DemoService own() {
-        return own;
-    }
-
-    /** The service of another user. */
-    DemoService other() {
-        return other;
-    }
-
-    /** A LAN host that the demo's policy does not list. */
-    InetAddress unlistedLanHost() {
-        return lan.hosts().get(1);
     }
 
     /** Closes every part, newest first, each once; never throws. */

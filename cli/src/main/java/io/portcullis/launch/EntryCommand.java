@@ -43,13 +43,12 @@ public record EntryCommand(List<String> prefix, List<Path> installation) {
      * one in a {@code bin} folder (a distribution's {@code bin/portcullis}), the folder above.
      */
     public static EntryCommand executable(Path portcullis, Path javaHome) {
-        Path folder = real(portcullis).getParent();
-        if (folder.getFileName() != null
-                && folder.getFileName().toString().equals("bin")
-                && folder.getParent() != null) {
-            folder = folder.getParent();
-        }
-        return new EntryCommand(List.of(portcullis.toString(), "entry"), List.of(folder, real(javaHome)));
+        Path real = real(portcullis);
+        Path folder = Objects.requireNonNullElse(real.getParent(), real);
+        Path name = folder.getFileName();
+        Path above = folder.getParent();
+        Path installation = name != null && name.toString().equals("bin") && above != null ? above : folder;
+        return new EntryCommand(List.of(portcullis.toString(), "entry"), List.of(installation, real(javaHome)));
     }
 
     /** {@code path}'s real path, or, where it cannot be read, its absolute form. */

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -65,12 +66,12 @@ public record OwnerConfig(
     /**
      * Marks a gateway or satellite process. A process matches when any argv element matches
      * {@code argv}, or its executable path matches {@code exe} (whole-string regular expressions;
-     * either may be null, not both).
+     * either may be empty, not both).
      */
-    public record Signature(String name, Pattern argv, Pattern exe) {
+    public record Signature(String name, Optional<Pattern> argv, Optional<Pattern> exe) {
         public Signature {
             Objects.requireNonNull(name, "name");
-            if (argv == null && exe == null) {
+            if (argv.isEmpty() && exe.isEmpty()) {
                 throw new IllegalArgumentException("signature " + name + ": (expected: argv or exe pattern)");
             }
         }

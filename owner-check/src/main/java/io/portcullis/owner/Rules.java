@@ -137,9 +137,11 @@ final class Rules {
     }
 
     private static boolean matches(OwnerConfig.Signature s, ProcessInfo p) {
-        return (s.exe() != null && s.exe().matcher(p.exe()).matches())
-                || (s.argv() != null
-                        && p.argv().stream().anyMatch(a -> s.argv().matcher(a).matches()));
+        return s.exe().filter(exe -> exe.matcher(p.exe()).matches()).isPresent()
+                || s.argv()
+                        .filter(argv ->
+                                p.argv().stream().anyMatch(a -> argv.matcher(a).matches()))
+                        .isPresent();
     }
 
     /** An argv element (or the value of an {@code option=value} element), the cwd or the exe under a root. */

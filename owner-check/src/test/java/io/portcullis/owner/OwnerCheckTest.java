@@ -14,6 +14,7 @@ import java.net.SocketException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -56,7 +57,8 @@ class OwnerCheckTest {
                 GATEWAY_UID,
                 18789,
                 List.of(root),
-                List.of(new OwnerConfig.Signature("test-gateway", Pattern.compile(Pattern.quote(SIGNATURE)), null)),
+                List.of(new OwnerConfig.Signature(
+                        "test-gateway", Optional.of(Pattern.compile(Pattern.quote(SIGNATURE))), Optional.empty())),
                 Set.of("studio"),
                 List.of(),
                 Map.of(),
@@ -68,7 +70,7 @@ class OwnerCheckTest {
         return check.check(new OwnerQuery("studio", source, address, port)).join();
     }
 
-    private static OwnerCode code(Source source, int port) {
+    private static Optional<OwnerCode> code(Source source, int port) {
         return ask(source, LOOPBACK, port).code();
     }
 
@@ -93,7 +95,7 @@ class OwnerCheckTest {
     @Test
     void nothingListeningOnAnOwnAddressWithDockerDownIsDockerDown() throws IOException {
         assertEquals(
-                OwnerCode.DOCKER_DOWN,
+                Optional.of(OwnerCode.DOCKER_DOWN),
                 ask(Source.OWNER, ownNonLoopbackAddress(), freePort()).code());
     }
 
@@ -108,14 +110,14 @@ class OwnerCheckTest {
             InetAddress container = InetAddress.ofLiteral("172.17.0.2");
             OwnerAnswer answer = check.check(new OwnerQuery("studio", Source.OWNER, container, l.port(), false))
                     .join();
-            assertEquals(OwnerCode.DOCKER_DOWN, answer.code(), answer::toString);
+            assertEquals(Optional.of(OwnerCode.DOCKER_DOWN), answer.code(), answer::toString);
         }
     }
 
     @Test
     void nothingListening() throws IOException {
         OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, freePort());
-        assertEquals(OwnerCode.NONE, answer.code());
+        assertEquals(Optional.of(OwnerCode.NONE), answer.code());
         assertEquals(List.of(), answer.evidence().listeners());
     }
 
@@ -129,7 +131,7 @@ class OwnerCheckTest {
             assertEquals(l.pid(), p.pid());
             assertEquals(elsewhere.toString(), p.cwd());
             assertEquals(GATEWAY_UID, answer.evidence().listeners().getFirst().uid());
-            assertEquals(OwnerCode.DEFAULT_USER, code(Source.DEFAULT, l.port()));
+            assertEquals(Optional.of(OwnerCode.DEFAULT_USER), code(Source.DEFAULT, l.port()));
         }
     }
 
@@ -137,7 +139,7 @@ class OwnerCheckTest {
     void aProcessRunFromTheCheckoutIsRefused() {
         try (PythonListener l =
                 PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(checkout).start()) {
-            assertEquals(OwnerCode.CHECKOUT, code(Source.OWNER, l.port()));
+            assertEquals(Optional.of(OwnerCode.CHECKOUT), code(Source.OWNER, l.port()));
         }
     }
 
@@ -148,7 +150,7 @@ class OwnerCheckTest {
                 .cwd(elsewhere)
                 .arg("--config=" + checkout.resolve("gateway.json"))
                 .start()) {
-            assertEquals(OwnerCode.CHECKOUT, code(Source.OWNER, l.port()));
+            assertEquals(Optional.of(OwnerCode.CHECKOUT), code(Source.OWNER, l.port()));
         }
     }
 
@@ -159,7 +161,7 @@ class OwnerCheckTest {
                 .cwd(elsewhere)
                 .arg(SIGNATURE)
                 .start()) {
-            assertEquals(OwnerCode.GATEWAY, code(Source.OWNER, l.port()));
+            assertEquals(Optional.of(OwnerCode.GATEWAY), code(Source.OWNER, l.port()));
         }
     }
 
@@ -169,7 +171,7 @@ class OwnerCheckTest {
                 PythonListener.v4("127.0.0.1").uid(GATEWAY_UID).cwd(elsewhere).start()) {
             wall.add(l.pid());
             try {
-                assertEquals(OwnerCode.WALL, code(Source.OWNER, l.port()));
+                assertEquals(Optional.of(OwnerCode.WALL), code(Source.OWNER, l.port()));
             } finally {
                 wall.remove(l.pid());
             }
@@ -181,7 +183,7 @@ class OwnerCheckTest {
         try (PythonListener l =
                 PythonListener.v4("127.0.0.1").uid(OTHER_UID).cwd(elsewhere).start()) {
             OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, l.port());
-            assertEquals(OwnerCode.OTHER_USER, answer.code());
+            assertEquals(Optional.of(OwnerCode.OTHER_USER), answer.code());
             assertEquals(List.of(), answer.evidence().processes());
         }
     }
@@ -191,7 +193,7 @@ class OwnerCheckTest {
     void aRootSocketWithDockerDownIsRootsWhenNoContainersProxyHoldsIt() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, LOOPBACK)) {
             OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, s.getLocalPort());
-            assertEquals(OwnerCode.ROOT, answer.code(), answer::toString);
+            assertEquals(Optional.of(OwnerCode.ROOT), answer.code(), answer::toString);
             // Held by this JVM, or by a process the scan cannot see where a root process is unreadable.
             assertTrue(answer.detail().contains("could not be asked"), answer::toString);
         }
@@ -211,7 +213,7 @@ class OwnerCheckTest {
                         .reusePort()
                         .start()) {
             OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, gateway.port());
-            assertEquals(OwnerCode.CHECKOUT, answer.code());
+            assertEquals(Optional.of(OwnerCode.CHECKOUT), answer.code());
             assertEquals(2, answer.evidence().listeners().size());
         }
     }
@@ -244,7 +246,8 @@ class OwnerCheckTest {
     void eachListenerShape(Shape shape) {
         try (PythonListener l = shape.listener.uid(GATEWAY_UID).cwd(elsewhere).start()) {
             OwnerAnswer answer = ask(Source.OWNER, shape.target, l.port());
-            assertEquals(shape.answers ? null : OwnerCode.NONE, answer.code(), answer::toString);
+            assertEquals(
+                    shape.answers ? Optional.empty() : Optional.of(OwnerCode.NONE), answer.code(), answer::toString);
         }
     }
 
@@ -271,7 +274,7 @@ class OwnerCheckTest {
                     "the v6 side");
             for (InetAddress target : List.of(mapped(LOOPBACK), compatible(LOOPBACK))) {
                 OwnerAnswer answer = ask(Source.OWNER, target, v4.port());
-                assertEquals(OwnerCode.OTHER_USER, answer.code(), answer::toString);
+                assertEquals(Optional.of(OwnerCode.OTHER_USER), answer.code(), answer::toString);
                 assertEquals(
                         List.of(OTHER_UID),
                         answer.evidence().listeners().stream()
@@ -320,7 +323,7 @@ class OwnerCheckTest {
                 .cwd(elsewhere)
                 .start()) {
             OwnerAnswer answer = ask(Source.OWNER, LOOPBACK, l.port());
-            assertEquals(OwnerCode.NONE, answer.code(), answer::toString);
+            assertEquals(Optional.of(OwnerCode.NONE), answer.code(), answer::toString);
         }
     }
 
@@ -337,7 +340,7 @@ class OwnerCheckTest {
         try (ServerSocket s = new ServerSocket()) {
             s.bind(new InetSocketAddress(LOOPBACK, 0));
             var future = check.check(new OwnerQuery("studio", Source.OWNER, LOOPBACK, s.getLocalPort()));
-            assertEquals(OwnerCode.ROOT, future.join().code());
+            assertEquals(Optional.of(OwnerCode.ROOT), future.join().code());
         }
     }
 }

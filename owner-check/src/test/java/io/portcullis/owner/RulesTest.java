@@ -27,8 +27,10 @@ class RulesTest {
             18789,
             List.of(Path.of("/opt/gw/checkout")),
             List.of(
-                    new OwnerConfig.Signature("gateway", Pattern.compile(".*/gateway\\.mjs"), null),
-                    new OwnerConfig.Signature("satellite", null, Pattern.compile("/opt/satellite/bin/.*"))),
+                    new OwnerConfig.Signature(
+                            "gateway", Optional.of(Pattern.compile(".*/gateway\\.mjs")), Optional.empty()),
+                    new OwnerConfig.Signature(
+                            "satellite", Optional.empty(), Optional.of(Pattern.compile("/opt/satellite/bin/.*")))),
             Set.of("studio", "notes"),
             List.of(Path.of("/srv/bundles")),
             Map.of("studio", Set.of("shared-db")),

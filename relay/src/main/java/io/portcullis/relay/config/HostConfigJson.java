@@ -1,6 +1,7 @@
 package io.portcullis.relay.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.portcullis.owner.OwnerConfig;
 import io.portcullis.relay.policy.Cidr;
@@ -48,21 +49,19 @@ public final class HostConfigJson {
     public static HostConfig parse(String source, String json, HostConfig defaults) throws ConfigException {
         List<String> problems = new ArrayList<>();
         JsonObject top = JsonObject.of(
-                problems,
-                "",
-                JsonText.parse(source, json),
-                "denyList",
-                "ownNames",
-                "ownAddresses",
-                "dns",
-                "owner",
-                "limits",
-                "log",
-                "upstream",
-                "handoff");
-        if (top == null) {
-            throw new ConfigException(source, problems);
-        }
+                        problems,
+                        "",
+                        JsonText.parse(source, json),
+                        "denyList",
+                        "ownNames",
+                        "ownAddresses",
+                        "dns",
+                        "owner",
+                        "limits",
+                        "log",
+                        "upstream",
+                        "handoff")
+                .orElseThrow(() -> new ConfigException(source, problems));
         List<Cidr> deny = top.strings("denyList", defaults.denyList().blocks(), Cidr::parse);
         List<String> ownNames = top.strings("ownNames", defaults.ownNames(), HostConfigJson::name);
         List<InetAddress> ownAddresses = top.strings("ownAddresses", defaults.ownAddresses(), HostConfigJson::address);
@@ -72,16 +71,14 @@ public final class HostConfigJson {
         HostConfig.Log log = log(top, defaults.log());
         Optional<HostConfig.Upstream> upstream = upstream(top, defaults.upstream());
         HostConfig.HandoffRules handoff = handoff(top, defaults.handoff());
-        if (deny != null
-                && upstream != null
-                && upstream.isPresent()
-                && !upstream.get().proxy().isName()) {
-            Optional<Cidr> block = new DenyList(deny)
-                    .matchAnyForm(upstream.get().proxy().literal().orElseThrow());
-            if (block.isPresent()) {
-                problems.add("upstream.proxy: " + upstream.get().proxy()
-                        + " (expected: an address outside the deny list; it is in " + block.get() + ")");
-            }
+        // The proxy's address is checked against the deny list once the whole file read cleanly.
+        Optional<InetAddress> proxy = upstream.flatMap(u -> u.proxy().literal());
+        if (problems.isEmpty() && proxy.isPresent()) {
+            new DenyList(deny)
+                    .matchAnyForm(proxy.get())
+                    .ifPresent(block ->
+                            problems.add("upstream.proxy: " + upstream.get().proxy()
+                                    + " (expected: an address outside the deny list; it is in " + block + ")"));
         }
         if (!problems.isEmpty()) {
             throw new ConfigException(source, problems);
@@ -90,7 +87,7 @@ public final class HostConfigJson {
             return new HostConfig(
                     new DenyList(deny), ownNames, ownAddresses, dns, owner, limits, log, upstream, handoff);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(source, List.of(e.getMessage()));
+            throw new ConfigException(source, List.of(String.valueOf(e.getMessage())));
         }
     }
 
@@ -118,71 +115,72 @@ public final class HostConfigJson {
     }
 
     private static InetSocketAddress server(String text) {
+        IllegalArgumentException wrong = new IllegalArgumentException(
+                new TextNode(text) + " (expected: ip:port, e.g. 127.0.0.53:53 or [::1]:53)");
         Target target;
         try {
             target = Target.parse(text);
         } catch (IllegalArgumentException e) {
-            target = null;
+            wrong.initCause(e);
+            throw wrong;
         }
-        if (target == null || target.isName()) {
-            throw new IllegalArgumentException(
-                    new TextNode(text) + " (expected: ip:port, e.g. 127.0.0.53:53 or [::1]:53)");
-        }
-        return new InetSocketAddress(target.literal().orElseThrow(), target.port());
+        return new InetSocketAddress(target.literal().orElseThrow(() -> wrong), target.port());
     }
 
     private static HostConfig.Dns dns(JsonObject top, HostConfig.Dns d) {
-        JsonObject dns = top.object("dns", "servers", "timeoutMillis", "uids");
-        if (dns == null) {
+        Optional<JsonObject> read = top.object("dns", "servers", "timeoutMillis", "uids");
+        if (read.isEmpty()) {
             return d;
         }
+        JsonObject dns = read.get();
         List<InetSocketAddress> servers = dns.strings("servers", d.servers(), HostConfigJson::server);
         Duration timeout = millis(dns, "timeoutMillis", d.timeout());
         HostConfig.HolderUids uids = uids(dns, d.uids());
-        return servers == null || timeout == null || uids == null ? null : new HostConfig.Dns(servers, timeout, uids);
+        return dns.clean() ? new HostConfig.Dns(servers, timeout, uids) : d;
     }
 
     /**
      * The {@code uids} that may hold a local server's port (R25): a non-empty array of distinct
-     * uids, or {@code fallback} when absent; null when wrong.
+     * uids, or {@code fallback} when absent or wrong.
      */
     private static HostConfig.HolderUids uids(JsonObject object, HostConfig.HolderUids fallback) {
-        if (object.get("uids") == null) {
+        JsonNode value = object.get("uids");
+        if (value.isMissingNode()) {
             return fallback;
         }
-        List<Long> uids = object.list("uids", null, HostConfigJson::uid);
-        if (uids == null || uids.size() != object.get("uids").size()) {
-            return null;
+        List<Long> uids = object.list("uids", List.of(), HostConfigJson::uid);
+        if (!value.isArray() || uids.size() != value.size()) {
+            return fallback; // a problem already
         }
         if (uids.isEmpty()) {
             object.problem(object.at("uids"), object.get("uids"), "at least one uid, e.g. [0, 991]");
-            return null;
+            return fallback;
         }
         Set<Integer> distinct = new LinkedHashSet<>();
         for (int i = 0; i < uids.size(); i++) {
             if (!distinct.add(uids.get(i).intValue())) {
                 object.problem(
                         object.at("uids") + "[" + i + "]", object.get("uids").get(i), "each uid once");
-                return null;
+                return fallback;
             }
         }
         return new HostConfig.HolderUids(Optional.of(distinct));
     }
 
-    private static Long uid(JsonObject.Element element) {
+    private static Optional<Long> uid(JsonObject.Element element) {
         JsonNode node = element.node();
         if (!node.isIntegralNumber()
                 || !node.canConvertToLong()
                 || node.longValue() < 0
                 || node.longValue() > 0xffff_fffeL) {
             element.problems().add(element.path() + ": " + JsonObject.show(node) + " (expected: a uid 0-4294967294)");
-            return null;
+            return Optional.empty();
         }
-        return node.longValue();
+        return Optional.of(node.longValue());
     }
 
     private static HostConfig.Limits limits(JsonObject top, HostConfig.Limits d) {
-        JsonObject limits = top.object(
+        Optional<JsonObject> read = top.object(
                 "limits",
                 "headerBytes",
                 "headerTimeoutMillis",
@@ -196,98 +194,73 @@ public final class HostConfigJson {
                 "httpTotalMillis",
                 "spawnRate",
                 "spawnBurst");
-        if (limits == null) {
+        if (read.isEmpty()) {
             return d;
         }
-        Long headerBytes = limits.integer("headerBytes", 256, 1 << 20, (long) d.headerBytes());
+        JsonObject limits = read.get();
+        long headerBytes = limits.integer("headerBytes", 256, 1 << 20, d.headerBytes());
         Duration headerTimeout = millis(limits, "headerTimeoutMillis", d.headerTimeout());
         Duration connectTimeout = millis(limits, "connectTimeoutMillis", d.connectTimeout());
         Duration idleTimeout = millis(limits, "idleTimeoutMillis", d.idleTimeout());
-        Long spawn = limits.integer("spawnConnections", 1, 1_000_000, (long) d.spawnConnections());
-        Long relay = limits.integer("relayConnections", 1, 10_000_000, (long) d.relayConnections());
-        Long body = limits.integer("doorBodyBytes", 0, 1L << 30, (long) d.doorBodyBytes());
-        Long request = limits.integer("httpRequestBytes", 1, 1L << 40, d.httpRequestBytes());
-        Long response = limits.integer("httpResponseBytes", 1, 1L << 40, d.httpResponseBytes());
+        long spawn = limits.integer("spawnConnections", 1, 1_000_000, d.spawnConnections());
+        long relay = limits.integer("relayConnections", 1, 10_000_000, d.relayConnections());
+        long body = limits.integer("doorBodyBytes", 0, 1L << 30, d.doorBodyBytes());
+        long request = limits.integer("httpRequestBytes", 1, 1L << 40, d.httpRequestBytes());
+        long response = limits.integer("httpResponseBytes", 1, 1L << 40, d.httpResponseBytes());
         Duration total = millis(limits, "httpTotalMillis", d.httpTotal());
-        Long rate = limits.integer("spawnRate", 1, 1_000_000, (long) d.spawnRate());
-        Long burst = limits.integer("spawnBurst", 1, 10_000_000, (long) d.spawnBurst());
-        if (headerBytes == null
-                || headerTimeout == null
-                || connectTimeout == null
-                || idleTimeout == null
-                || spawn == null
-                || relay == null
-                || body == null
-                || request == null
-                || response == null
-                || total == null
-                || rate == null
-                || burst == null) {
-            return null;
+        long rate = limits.integer("spawnRate", 1, 1_000_000, d.spawnRate());
+        long burst = limits.integer("spawnBurst", 1, 10_000_000, d.spawnBurst());
+        if (!limits.clean()) {
+            return d;
         }
         if (body == 0) {
             limits.problem(limits.at("doorBodyBytes"), limits.get("doorBodyBytes"), "an integer 1-" + (1L << 30));
-            return null;
+            return d;
         }
         return new HostConfig.Limits(
-                headerBytes.intValue(),
+                (int) headerBytes,
                 headerTimeout,
                 connectTimeout,
                 idleTimeout,
-                spawn.intValue(),
-                relay.intValue(),
-                body.intValue(),
+                (int) spawn,
+                (int) relay,
+                (int) body,
                 request,
                 response,
                 total,
-                rate.intValue(),
-                burst.intValue());
+                (int) rate,
+                (int) burst);
     }
 
     private static HostConfig.Log log(JsonObject top, HostConfig.Log d) {
-        JsonObject log = top.object("log", "file");
-        if (log == null || log.get("file") == null) {
-            return d;
-        }
-        Path file = log.parsed("file", true, SpawnPolicyJson::absolutePath);
-        return file == null ? null : new HostConfig.Log(Optional.of(file));
+        return top.object("log", "file")
+                .flatMap(log -> log.parsed("file", false, SpawnPolicyJson::absolutePath))
+                .map(file -> new HostConfig.Log(Optional.of(file)))
+                .orElse(d);
     }
 
     private static HostConfig.HandoffRules handoff(JsonObject top, HostConfig.HandoffRules d) {
-        JsonObject handoff = top.object("handoff", "allowSharedPidNamespace");
-        if (handoff == null) {
-            return d;
-        }
-        Boolean shared = handoff.flag("allowSharedPidNamespace", d.allowSharedPidNamespace());
-        return shared == null ? null : new HostConfig.HandoffRules(shared);
+        return top.object("handoff", "allowSharedPidNamespace")
+                .map(handoff -> new HostConfig.HandoffRules(
+                        handoff.flag("allowSharedPidNamespace", d.allowSharedPidNamespace())))
+                .orElse(d);
     }
 
-    /** The upstream proxy (R25); empty when absent, null when wrong. */
+    /** The upstream proxy (R25); empty when absent, {@code d} when wrong. */
     private static Optional<HostConfig.Upstream> upstream(JsonObject top, Optional<HostConfig.Upstream> d) {
-        JsonObject upstream = top.object("upstream", "proxy", "credentialsFile", "bypass", "sendNames", "uids");
-        if (upstream == null) {
-            return top.has("upstream") ? null : d;
+        Optional<JsonObject> read = top.object("upstream", "proxy", "credentialsFile", "bypass", "sendNames", "uids");
+        if (read.isEmpty()) {
+            return d;
         }
-        Target proxy = upstream.parsed("proxy", true, HostConfigJson::proxy);
-        Path credentials = upstream.parsed("credentialsFile", false, SpawnPolicyJson::absolutePath);
-        Optional<String> authorization = Optional.empty();
-        if (credentials != null) {
-            try {
-                authorization = Optional.of(UpstreamCredentials.read(credentials));
-            } catch (IllegalArgumentException e) {
-                upstream.problem(upstream.at("credentialsFile"), upstream.get("credentialsFile"), e.getMessage());
-                return null;
-            }
-        }
+        JsonObject upstream = read.get();
+        Optional<Target> proxy = upstream.parsed("proxy", true, HostConfigJson::proxy);
+        Optional<String> authorization = upstream.parsed("credentialsFile", false, SpawnPolicyJson::absolutePath)
+                .flatMap(credentials -> authorization(upstream, credentials));
         List<Object> bypass = upstream.strings("bypass", List.of(), HostConfigJson::bypass);
-        Boolean sendNames = upstream.flag("sendNames", false);
+        boolean sendNames = upstream.flag("sendNames", false);
         HostConfig.HolderUids uids = uids(upstream, HostConfig.HolderUids.DEFAULT);
-        if (proxy == null
-                || (upstream.has("credentialsFile") && credentials == null)
-                || bypass == null
-                || sendNames == null
-                || uids == null) {
-            return null;
+        if (!upstream.clean()) {
+            return d;
         }
         List<Cidr> blocks = new ArrayList<>();
         List<String> names = new ArrayList<>();
@@ -298,7 +271,18 @@ public final class HostConfigJson {
                 names.add((String) one);
             }
         }
-        return Optional.of(new HostConfig.Upstream(proxy, authorization, blocks, names, sendNames, uids));
+        return Optional.of(new HostConfig.Upstream(proxy.orElseThrow(), authorization, blocks, names, sendNames, uids));
+    }
+
+    /** The credentials file's Proxy-Authorization value; empty (with a problem) when it cannot be read. */
+    private static Optional<String> authorization(JsonObject upstream, Path credentials) {
+        try {
+            return Optional.of(UpstreamCredentials.read(credentials));
+        } catch (IllegalArgumentException e) {
+            upstream.problem(
+                    upstream.at("credentialsFile"), upstream.get("credentialsFile"), String.valueOf(e.getMessage()));
+            return Optional.empty();
+        }
     }
 
     private static Target proxy(String text) {
@@ -336,12 +320,11 @@ public final class HostConfigJson {
     }
 
     private static Duration millis(JsonObject object, String field, Duration fallback) {
-        Long value = object.integer(field, 1, MAX_MILLIS, fallback.toMillis());
-        return value == null ? null : Duration.ofMillis(value);
+        return Duration.ofMillis(object.integer(field, 1, MAX_MILLIS, fallback.toMillis()));
     }
 
     private static OwnerConfig owner(JsonObject top, OwnerConfig d) {
-        JsonObject owner = top.object(
+        Optional<JsonObject> read = top.object(
                 "owner",
                 "gatewayUid",
                 "gatewayPort",
@@ -352,43 +335,35 @@ public final class HostConfigJson {
                 "exceptions",
                 "docker",
                 "cacheMillis");
-        if (owner == null) {
+        if (read.isEmpty()) {
             return d;
         }
-        Long uid = owner.integer("gatewayUid", -1, 0xffff_fffeL, (long) d.gatewayUid());
-        Long port = owner.integer("gatewayPort", 0, 65535, (long) d.gatewayPort());
+        JsonObject owner = read.get();
+        long uid = owner.integer("gatewayUid", -1, 0xffff_fffeL, d.gatewayUid());
+        long port = owner.integer("gatewayPort", 0, 65535, d.gatewayPort());
         List<Path> roots = owner.strings("roots", d.roots(), SpawnPolicyJson::absolutePath);
         List<OwnerConfig.Signature> signatures = owner.list("signatures", d.signatures(), HostConfigJson::signature);
         List<String> addons = owner.strings("addons", List.copyOf(d.addons()), HostConfigJson::addonId);
         List<Path> bundleDirs = owner.strings("bundleDirs", d.bundleDirs(), SpawnPolicyJson::absolutePath);
         Map<String, Set<String>> exceptions = exceptions(owner, d.exceptions());
-        String docker = owner.text("docker", d.dockerEndpoint(), false);
-        if (docker != null && !docker.matches("(unix|tcp|npipe)://\\S+")) {
+        Optional<String> docker = owner.text("docker", false);
+        if (docker.isPresent() && !docker.get().matches("(unix|tcp|npipe)://\\S+")) {
             owner.problem(owner.at("docker"), owner.get("docker"), "unix:///path/to/docker.sock or tcp://host:port");
-            docker = null;
         }
-        Long cache = owner.integer("cacheMillis", 0, 60_000, d.cacheWindow().toMillis());
-        if (uid == null
-                || port == null
-                || roots == null
-                || signatures == null
-                || addons == null
-                || bundleDirs == null
-                || exceptions == null
-                || docker == null
-                || cache == null) {
-            return null;
-        }
+        long cache = owner.integer("cacheMillis", 0, 60_000, d.cacheWindow().toMillis());
         noDuplicates(owner, "addons", addons);
+        if (!owner.clean()) {
+            return d;
+        }
         return new OwnerConfig(
-                uid.intValue(),
-                port.intValue(),
+                (int) uid,
+                (int) port,
                 roots,
                 signatures,
                 new LinkedHashSet<>(addons),
                 bundleDirs,
                 exceptions,
-                docker,
+                docker.orElse(d.dockerEndpoint()),
                 Duration.ofMillis(cache));
     }
 
@@ -409,48 +384,42 @@ public final class HostConfigJson {
         return text;
     }
 
+    /** The add-on exceptions, or {@code d} when absent or wrong. */
     private static Map<String, Set<String>> exceptions(JsonObject owner, Map<String, Set<String>> d) {
-        JsonObject exceptions = owner.map("exceptions");
-        if (exceptions == null) {
-            return owner.get("exceptions") == null ? d : null;
+        Optional<JsonObject> read = owner.map("exceptions");
+        if (read.isEmpty()) {
+            return d;
         }
+        JsonObject exceptions = read.get();
         Map<String, Set<String>> out = new LinkedHashMap<>();
-        boolean ok = true;
         for (var names = owner.get("exceptions").fieldNames(); names.hasNext(); ) {
             String addon = names.next();
             try {
                 addonId(addon);
             } catch (IllegalArgumentException e) {
-                exceptions.problem(exceptions.at(addon), null, "an add-on id as the key");
-                ok = false;
+                exceptions.problem(exceptions.at(addon), MissingNode.getInstance(), "an add-on id as the key");
                 continue;
             }
-            List<String> projects = exceptions.strings(addon, null, HostConfigJson::addonId);
-            if (projects == null) {
-                ok = false;
-                continue;
-            }
-            out.put(addon, new LinkedHashSet<>(projects));
+            out.put(addon, new LinkedHashSet<>(exceptions.strings(addon, List.of(), HostConfigJson::addonId)));
         }
-        return ok ? out : null;
+        return exceptions.clean() ? out : d;
     }
 
-    private static OwnerConfig.Signature signature(JsonObject.Element element) {
-        JsonObject object = element.object("name", "argv", "exe");
-        if (object == null) {
-            return null;
+    private static Optional<OwnerConfig.Signature> signature(JsonObject.Element element) {
+        Optional<JsonObject> read = element.object("name", "argv", "exe");
+        if (read.isEmpty()) {
+            return Optional.empty();
         }
-        String name = object.text("name", null, true);
-        Pattern argv = object.parsed("argv", false, HostConfigJson::regex);
-        Pattern exe = object.parsed("exe", false, HostConfigJson::regex);
+        JsonObject object = read.get();
+        Optional<String> name = object.text("name", true);
+        Optional<Pattern> argv = object.parsed("argv", false, HostConfigJson::regex);
+        Optional<Pattern> exe = object.parsed("exe", false, HostConfigJson::regex);
         if (!object.has("argv") && !object.has("exe")) {
             object.problem(element.path(), element.node(), "an argv or exe pattern, or both");
-            return null;
         }
-        if (name == null || (object.has("argv") && argv == null) || (object.has("exe") && exe == null)) {
-            return null;
-        }
-        return new OwnerConfig.Signature(name, argv, exe);
+        return object.clean()
+                ? Optional.of(new OwnerConfig.Signature(name.orElseThrow(), argv, exe))
+                : Optional.empty();
     }
 
     private static Pattern regex(String text) {

@@ -5,34 +5,40 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
 /**
  * One JSON object being read, at a path, collecting problems instead of stopping at the first.
- * Every getter returns null (or the default) when the value is missing or wrong; the problem is
- * already recorded by then.
+ *
+ * <p>A getter with a fallback returns the fallback when the field is absent, and also when it is
+ * wrong; a getter without one returns an {@link Optional}, empty when the field is absent or wrong.
+ * Either way a wrong field is already a problem by then, so a reader builds its record only when
+ * {@link #clean()}, and the file is refused when any problem was recorded.
  */
 final class JsonObject {
     private final List<String> problems;
     private final String path;
     private final JsonNode node;
+    private final int problemsBefore;
 
     private JsonObject(List<String> problems, String path, JsonNode node) {
         this.problems = problems;
         this.path = path;
         this.node = node;
+        this.problemsBefore = problems.size();
     }
 
-    /** The object at {@code path}, or null (with a problem) when {@code node} is not an object. */
-    static JsonObject of(List<String> problems, String path, JsonNode node, String... fields) {
-        if (node == null || !node.isObject()) {
+    /** The object at {@code path}; empty (with a problem) when {@code node} is not an object. */
+    static Optional<JsonObject> of(List<String> problems, String path, JsonNode node, String... fields) {
+        if (!node.isObject()) {
             problems.add(shown(path) + ": " + show(node) + " (expected: an object)");
-            return null;
+            return Optional.empty();
         }
         JsonObject object = new JsonObject(problems, path, node);
         object.only(fields);
-        return object;
+        return Optional.of(object);
     }
 
     private void only(String... fields) {
@@ -45,6 +51,11 @@ final class JsonObject {
         }
     }
 
+    /** True when nothing read from this object, or below it, was a problem. */
+    boolean clean() {
+        return problems.size() == problemsBefore;
+    }
+
     String at(String field) {
         return path.isEmpty() ? field : path + "." + field;
     }
@@ -54,108 +65,122 @@ final class JsonObject {
     }
 
     static String show(JsonNode value) {
-        if (value == null || value.isMissingNode()) {
+        if (value.isMissingNode()) {
             return "missing";
         }
         String text = value.toString();
         return text.length() > 200 ? text.substring(0, 200) + "..." : text;
     }
 
+    /** @param value the wrong value, or a missing node when the field is absent */
     void problem(String path, JsonNode value, String expected) {
         problems.add(path + ": " + show(value) + " (expected: " + expected + ")");
     }
 
+    /** The field is present and not JSON {@code null}. */
     boolean has(String field) {
-        return node.has(field) && !node.get(field).isNull();
+        return !get(field).isMissingNode() && !get(field).isNull();
     }
 
+    /** The field's value; a missing node when it is absent. */
     JsonNode get(String field) {
-        return node.get(field);
+        return node.path(field);
     }
 
-    /** A string, or {@code fallback} when absent; null when wrong. */
-    String text(String field, String fallback, boolean required) {
-        JsonNode value = node.get(field);
-        if (value == null) {
+    private boolean absent(String field) {
+        return get(field).isMissingNode();
+    }
+
+    /** A string; empty when absent (a problem when {@code required}) or wrong. */
+    Optional<String> text(String field, boolean required) {
+        JsonNode value = get(field);
+        if (value.isMissingNode()) {
             if (required) {
-                problem(at(field), null, "a string");
+                problem(at(field), value, "a string");
             }
-            return fallback;
+            return Optional.empty();
         }
         if (!value.isTextual()) {
             problem(at(field), value, "a string");
-            return null;
+            return Optional.empty();
         }
-        return value.textValue();
+        return Optional.of(value.textValue());
     }
 
-    /** An integer in {@code [min, max]}, or {@code fallback} when absent; null when wrong. */
-    Long integer(String field, long min, long max, Long fallback) {
-        JsonNode value = node.get(field);
-        if (value == null) {
-            return fallback;
+    /** A string, or {@code fallback} when absent or wrong. */
+    String text(String field, String fallback) {
+        return text(field, false).orElse(fallback);
+    }
+
+    /** An integer in {@code [min, max]}; empty when absent or wrong. */
+    Optional<Long> integer(String field, long min, long max) {
+        JsonNode value = get(field);
+        if (value.isMissingNode()) {
+            return Optional.empty();
         }
         if (!value.isIntegralNumber()
                 || !value.canConvertToLong()
                 || value.longValue() < min
                 || value.longValue() > max) {
             problem(at(field), value, "an integer " + min + "-" + max);
-            return null;
+            return Optional.empty();
         }
-        return value.longValue();
+        return Optional.of(value.longValue());
     }
 
-    /** A boolean, or {@code fallback} when absent; null when wrong. */
-    Boolean flag(String field, boolean fallback) {
-        JsonNode value = node.get(field);
-        if (value == null) {
+    /** An integer in {@code [min, max]}, or {@code fallback} when absent or wrong. */
+    long integer(String field, long min, long max, long fallback) {
+        return integer(field, min, max).orElse(fallback);
+    }
+
+    /** A boolean, or {@code fallback} when absent or wrong. */
+    boolean flag(String field, boolean fallback) {
+        JsonNode value = get(field);
+        if (value.isMissingNode()) {
             return fallback;
         }
         if (!value.isBoolean()) {
             problem(at(field), value, "true or false");
-            return null;
+            return fallback;
         }
         return value.booleanValue();
     }
 
-    /** The object at {@code field} whose keys are data, not field names; null when absent or wrong. */
-    JsonObject map(String field) {
-        JsonNode value = node.get(field);
-        if (value == null) {
-            return null;
+    /** The object at {@code field} whose keys are data, not field names; empty when absent or wrong. */
+    Optional<JsonObject> map(String field) {
+        JsonNode value = get(field);
+        if (value.isMissingNode()) {
+            return Optional.empty();
         }
         if (!value.isObject()) {
             problem(at(field), value, "an object");
-            return null;
+            return Optional.empty();
         }
-        return new JsonObject(problems, at(field), value);
+        return Optional.of(new JsonObject(problems, at(field), value));
     }
 
-    /** The object at {@code field}, or null when absent (no problem) or wrong (a problem). */
-    JsonObject object(String field, String... fields) {
-        JsonNode value = node.get(field);
-        return value == null ? null : of(problems, at(field), value, fields);
+    /** The object at {@code field}; empty when absent (no problem) or wrong (a problem). */
+    Optional<JsonObject> object(String field, String... fields) {
+        return absent(field) ? Optional.empty() : of(problems, at(field), get(field), fields);
     }
 
     /**
-     * Each element of the array at {@code field}, read by {@code element} with its own path;
-     * {@code fallback} when absent, null when not an array.
+     * Each element of the array at {@code field}, read by {@code element} with its own path, a
+     * wrong one left out; {@code fallback} when absent or not an array.
      */
-    <T> List<T> list(String field, List<T> fallback, Function<Element, T> element) {
-        JsonNode value = node.get(field);
-        if (value == null) {
+    <T> List<T> list(String field, List<T> fallback, Function<Element, Optional<T>> element) {
+        JsonNode value = get(field);
+        if (value.isMissingNode()) {
             return fallback;
         }
         if (!value.isArray()) {
             problem(at(field), value, "an array");
-            return null;
+            return fallback;
         }
         List<T> out = new ArrayList<>();
         for (int i = 0; i < value.size(); i++) {
-            T read = element.apply(new Element(problems, at(field) + "[" + i + "]", value.get(i)));
-            if (read != null) {
-                out.add(read);
-            }
+            element.apply(new Element(problems, at(field) + "[" + i + "]", value.get(i)))
+                    .ifPresent(out::add);
         }
         return out;
     }
@@ -167,35 +192,30 @@ final class JsonObject {
 
     /** One array element at its path. */
     record Element(List<String> problems, String path, JsonNode node) {
-        JsonObject object(String... fields) {
+        Optional<JsonObject> object(String... fields) {
             return JsonObject.of(problems, path, node, fields);
         }
 
-        <T> T string(Function<String, T> parse) {
+        <T> Optional<T> string(Function<String, T> parse) {
             if (!node.isTextual()) {
                 problems.add(path + ": " + show(node) + " (expected: a string)");
-                return null;
+                return Optional.empty();
             }
-            try {
-                return parse.apply(node.textValue());
-            } catch (IllegalArgumentException e) {
-                problems.add(path + ": " + e.getMessage());
-                return null;
-            }
+            return parse(problems, path, node.textValue(), parse);
         }
     }
 
-    /** Parses a string field with {@code parse}; null (with a problem) when it fails. */
-    <T> T parsed(String field, boolean required, Function<String, T> parse) {
-        String text = text(field, null, required);
-        if (text == null) {
-            return null;
-        }
+    /** Parses a string field with {@code parse}; empty when absent (a problem when {@code required}) or wrong. */
+    <T> Optional<T> parsed(String field, boolean required, Function<String, T> parse) {
+        return text(field, required).flatMap(text -> parse(problems, at(field), text, parse));
+    }
+
+    private static <T> Optional<T> parse(List<String> problems, String path, String text, Function<String, T> parse) {
         try {
-            return parse.apply(text);
+            return Optional.of(parse.apply(text));
         } catch (IllegalArgumentException e) {
-            problems.add(at(field) + ": " + e.getMessage());
-            return null;
+            problems.add(path + ": " + e.getMessage());
+            return Optional.empty();
         }
     }
 }

@@ -36,40 +36,31 @@ public final class SpawnPolicyJson {
     public static SpawnPolicy parse(String source, String json) throws ConfigException {
         List<String> problems = new ArrayList<>();
         JsonObject top = JsonObject.of(
-                problems,
-                "",
-                JsonText.parse(source, json),
-                "id",
-                "network",
-                "hosts",
-                "proxyPort",
-                "door",
-                "peerUid",
-                "shadow");
-        if (top == null) {
-            throw new ConfigException(source, problems);
-        }
-        String id = top.text("id", null, true);
-        if (id != null && !id.matches(ID_CHARS)) {
+                        problems,
+                        "",
+                        JsonText.parse(source, json),
+                        "id",
+                        "network",
+                        "hosts",
+                        "proxyPort",
+                        "door",
+                        "peerUid",
+                        "shadow")
+                .orElseThrow(() -> new ConfigException(source, problems));
+        Optional<String> id = top.text("id", true);
+        if (id.isPresent() && !id.get().matches(ID_CHARS)) {
             top.problem("id", top.get("id"), "1-128 letters, digits, '.', '_' or '-', starting with a letter or digit");
-            id = null;
         }
-        Network network = choice(top, "network", Network.LISTED, Network.values(), Network::json);
-        List<Read> read = top.list("hosts", List.of(), SpawnPolicyJson::entry);
-        List<Entry> hosts = read == null ? List.of() : checkEntries(problems, read);
-        Long proxyPort = top.integer("proxyPort", 1, 65535, (long) SpawnPolicy.DEFAULT_PROXY_PORT);
-        Optional<Door> door = top.get("door") != null ? Optional.ofNullable(door(top)) : Optional.empty();
-        Long peerUid = top.integer("peerUid", 0, 0xffff_fffeL, null);
+        Reach reach = reach(problems, top);
+        int proxyPort = (int) top.integer("proxyPort", 1, 65535, SpawnPolicy.DEFAULT_PROXY_PORT);
+        Optional<Door> door =
+                top.object("door", "port", "routes", "tokenFile", "tokenHeader").flatMap(SpawnPolicyJson::door);
+        OptionalInt peerUid = top.integer("peerUid", 0, 0xffff_fffeL)
+                .map(uid -> OptionalInt.of(uid.intValue()))
+                .orElse(OptionalInt.empty());
         // The shadow (SPEC R26): the same schema without id, of which only what decides is read.
-        JsonObject shadowObject = top.object("shadow", "network", "hosts");
-        Network shadowNetwork = null;
-        List<Entry> shadowHosts = List.of();
-        if (shadowObject != null) {
-            shadowNetwork = choice(shadowObject, "network", Network.LISTED, Network.values(), Network::json);
-            List<Read> shadowRead = shadowObject.list("hosts", List.of(), SpawnPolicyJson::entry);
-            shadowHosts = shadowRead == null ? List.of() : checkEntries(problems, shadowRead);
-        }
-        door.ifPresent(d -> hosts.stream()
+        Optional<Reach> shadow = top.object("shadow", "network", "hosts").map(object -> reach(problems, object));
+        door.ifPresent(d -> reach.hosts().stream()
                 .filter(entry -> entry.isForward() && entry.target().port() == d.port())
                 .forEach(entry -> problems.add("door.port: " + d.port() + " (expected: a port no forward uses; "
                         + entry.target() + " does)")));
@@ -77,36 +68,50 @@ public final class SpawnPolicyJson {
             throw new ConfigException(source, problems);
         }
         try {
-            OptionalInt uid = peerUid == null ? OptionalInt.empty() : OptionalInt.of(peerUid.intValue());
-            Optional<SpawnPolicy> shadow = shadowObject == null
-                    ? Optional.empty()
-                    : Optional.of(new SpawnPolicy(
-                            id, shadowNetwork, shadowHosts, proxyPort.intValue(), Optional.empty(), uid));
-            return new SpawnPolicy(id, network, hosts, proxyPort.intValue(), door, uid, shadow);
+            return new SpawnPolicy(
+                    id.orElseThrow(),
+                    reach.network(),
+                    reach.hosts(),
+                    proxyPort,
+                    door,
+                    peerUid,
+                    shadow.map(s -> new SpawnPolicy(
+                            id.orElseThrow(), s.network(), s.hosts(), proxyPort, Optional.empty(), peerUid)));
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(source, List.of(e.getMessage()));
+            throw new ConfigException(source, List.of(String.valueOf(e.getMessage())));
         }
+    }
+
+    /** What decides: the network and the listed hosts, of the policy or of its shadow. */
+    private record Reach(Network network, List<Entry> hosts) {}
+
+    private static Reach reach(List<String> problems, JsonObject object) {
+        Network network = choice(object, "network", false, Network.values(), Network::json)
+                .orElse(Network.LISTED);
+        return new Reach(network, checkEntries(problems, object.list("hosts", List.of(), SpawnPolicyJson::entry)));
     }
 
     /** An entry with the path it was read at. */
     private record Read(String path, Entry entry) {}
 
-    private static Read entry(JsonObject.Element element) {
-        JsonObject object = element.object("target", "scheme", "source");
-        if (object == null) {
-            return null;
+    private static Optional<Read> entry(JsonObject.Element element) {
+        Optional<JsonObject> read = element.object("target", "scheme", "source");
+        if (read.isEmpty()) {
+            return Optional.empty();
         }
-        Target target = object.parsed("target", true, SpawnPolicyJson::target);
-        Scheme scheme = choice(object, "scheme", null, Scheme.values(), Scheme::json);
+        JsonObject object = read.get();
+        Optional<Target> target = object.parsed("target", true, SpawnPolicyJson::target);
+        Optional<Scheme> scheme = choice(object, "scheme", true, Scheme.values(), Scheme::json);
         OwnerQuery.Source source = choice(
-                object,
-                "source",
-                OwnerQuery.Source.OWNER,
-                OwnerQuery.Source.values(),
-                s -> s.name().toLowerCase(Locale.ROOT));
-        return target == null || scheme == null || source == null
-                ? null
-                : new Read(element.path(), new Entry(target, scheme, source));
+                        object,
+                        "source",
+                        false,
+                        OwnerQuery.Source.values(),
+                        s -> s.name().toLowerCase(Locale.ROOT))
+                .orElse(OwnerQuery.Source.OWNER);
+        return object.clean()
+                ? Optional.of(new Read(element.path(), new Entry(target.orElseThrow(), scheme.orElseThrow(), source)))
+                : Optional.empty();
     }
 
     private static Target target(String text) {
@@ -143,64 +148,60 @@ public final class SpawnPolicyJson {
         return hosts;
     }
 
-    private static Door door(JsonObject top) {
-        JsonObject door = top.object("door", "port", "routes", "tokenFile", "tokenHeader");
-        if (door == null) {
-            return null;
+    private static Optional<Door> door(JsonObject door) {
+        Optional<Long> port = door.integer("port", 1, 65535);
+        if (door.get("port").isMissingNode()) {
+            door.problem(door.at("port"), door.get("port"), "an integer 1-65535");
         }
-        Long port = door.integer("port", 1, 65535, null);
-        if (port == null && !door.has("port")) {
-            door.problem(door.at("port"), null, "an integer 1-65535");
+        List<Route> routes = door.list("routes", List.of(), SpawnPolicyJson::route);
+        if (door.get("routes").isMissingNode()) {
+            door.problem(door.at("routes"), door.get("routes"), "an array of {\"method\", \"path\"}");
         }
-        List<Route> routes = door.list("routes", null, SpawnPolicyJson::route);
-        if (routes == null && !door.has("routes")) {
-            door.problem(door.at("routes"), null, "an array of {\"method\", \"path\"}");
-        }
-        Path tokenFile = door.parsed("tokenFile", true, SpawnPolicyJson::absolutePath);
-        String header = door.text("tokenHeader", Door.DEFAULT_TOKEN_HEADER, false);
-        if (header != null && !header.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}")) {
+        Optional<Path> tokenFile = door.parsed("tokenFile", true, SpawnPolicyJson::absolutePath);
+        Optional<String> header = door.text("tokenHeader", false);
+        if (header.isPresent() && !header.get().matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}")) {
             door.problem(door.at("tokenHeader"), door.get("tokenHeader"), "an HTTP header name");
-            header = null;
         }
-        if (routes != null) {
-            Set<Route> seen = new HashSet<>();
-            for (int i = 0; i < routes.size(); i++) {
-                if (!seen.add(routes.get(i))) {
-                    door.problem(
-                            door.at("routes") + "[" + i + "]",
-                            door.get("routes").get(i),
-                            "each route once");
-                }
+        Set<Route> seen = new HashSet<>();
+        for (int i = 0; i < routes.size(); i++) {
+            if (!seen.add(routes.get(i))) {
+                door.problem(
+                        door.at("routes") + "[" + i + "]", door.get("routes").get(i), "each route once");
             }
         }
-        return port == null || routes == null || tokenFile == null || header == null
-                ? null
-                : new Door(port.intValue(), routes, tokenFile, header);
+        return door.clean()
+                ? Optional.of(new Door(
+                        port.orElseThrow().intValue(),
+                        routes,
+                        tokenFile.orElseThrow(),
+                        header.orElse(Door.DEFAULT_TOKEN_HEADER)))
+                : Optional.empty();
     }
 
-    private static Route route(JsonObject.Element element) {
-        JsonObject object = element.object("method", "path");
-        if (object == null) {
-            return null;
+    private static Optional<Route> route(JsonObject.Element element) {
+        Optional<JsonObject> read = element.object("method", "path");
+        if (read.isEmpty()) {
+            return Optional.empty();
         }
-        String method = object.text("method", null, true);
-        if (method != null && !method.matches("[A-Z]{1,16}")) {
+        JsonObject object = read.get();
+        Optional<String> method = object.text("method", true);
+        if (method.isPresent() && !method.get().matches("[A-Z]{1,16}")) {
             object.problem(object.at("method"), object.get("method"), "an upper-case HTTP method, e.g. GET");
-            method = null;
         }
-        String path = object.text("path", null, true);
-        if (path != null && !path.matches("(/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+/?|/")) {
+        Optional<String> path = object.text("path", true);
+        if (path.isPresent() && !path.get().matches("(/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+/?|/")) {
             object.problem(
                     object.at("path"),
                     object.get("path"),
                     "an exact path: one leading slash, no '*', '%', '?', '#', '.' or '..' segment");
-            path = null;
-        } else if (path != null
-                && (path.contains("/./") || path.contains("/../") || path.endsWith("/.") || path.endsWith("/.."))) {
+        } else if (path.isPresent() && dotSegment(path.get())) {
             object.problem(object.at("path"), object.get("path"), "an exact path without '.' or '..' segments");
-            path = null;
         }
-        return method == null || path == null ? null : new Route(method, path);
+        return object.clean() ? Optional.of(new Route(method.orElseThrow(), path.orElseThrow())) : Optional.empty();
+    }
+
+    private static boolean dotSegment(String path) {
+        return path.contains("/./") || path.contains("/../") || path.endsWith("/.") || path.endsWith("/..");
     }
 
     static Path absolutePath(String text) {
@@ -210,22 +211,23 @@ public final class SpawnPolicyJson {
         return Path.of(text);
     }
 
-    /** One of the enum's JSON names; {@code fallback} when absent (a problem when that is null). */
-    static <E> E choice(JsonObject object, String field, E fallback, E[] values, Function<E, String> json) {
-        if (object.get(field) == null) {
-            if (fallback == null) {
-                object.problem(object.at(field), null, names(values, json));
-            }
-            return fallback;
-        }
+    /** One of the enum's JSON names; empty when absent (a problem when {@code required}) or wrong. */
+    static <E> Optional<E> choice(
+            JsonObject object, String field, boolean required, E[] values, Function<E, String> json) {
         JsonNode value = object.get(field);
+        if (value.isMissingNode()) {
+            if (required) {
+                object.problem(object.at(field), value, names(values, json));
+            }
+            return Optional.empty();
+        }
         for (E candidate : values) {
             if (value.isTextual() && json.apply(candidate).equals(value.textValue())) {
-                return candidate;
+                return Optional.of(candidate);
             }
         }
         object.problem(object.at(field), value, names(values, json));
-        return null;
+        return Optional.empty();
     }
 
     private static <E> String names(E[] values, Function<E, String> json) {

@@ -100,9 +100,9 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
         // The interfaces at once, before the own names resolve: a DNS server on one of them is
         // this host's own for those very lookups (R25).
         current = snapshot();
-        List<CompletableFuture<Void>> lookups = new ArrayList<>();
+        List<CompletableFuture<?>> lookups = new ArrayList<>();
         for (String name : names) {
-            lookups.add(resolver.resolve(name).handle((resolution, failure) -> {
+            lookups.add(resolver.resolve(name).whenComplete((resolution, failure) -> {
                 boolean resolved = failure == null
                         && resolution.outcome() == Resolution.Outcome.RESOLVED
                         && !resolution.addresses().isEmpty();
@@ -116,7 +116,6 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
                         why.put(name, failure != null ? String.valueOf(failure) : resolution.detail());
                     }
                 }
-                return null;
             }));
         }
         return CompletableFuture.allOf(lookups.toArray(CompletableFuture[]::new))

@@ -214,7 +214,6 @@ public final class NamespaceDns extends SimpleChannelInboundHandler<DatagramDnsQ
 
     private static void answered(ConnectionRecord record, List<InetAddress> addresses) {
         record.resolved(addresses);
-        record.allowed();
         record.connected();
         record.finish();
     }

@@ -18,7 +18,7 @@ import io.portcullis.relay.policy.Judged;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.tunnel.Early;
 import io.portcullis.relay.tunnel.Tunnels;
-import org.jspecify.annotations.Nullable;
+import java.util.Optional;
 
 /**
  * One door connection: its request head ({@link HeadReader}) judged by {@link DoorRequest}, then,
@@ -33,8 +33,8 @@ final class DoorHandler extends ChannelInboundHandlerAdapter {
     private final SpawnPolicy policy;
     private final DoorToken token;
     private HeadReader head;
-    /** After the head, until the exchange takes the bytes; null before and after. */
-    private @Nullable Early early;
+    /** After the head, until the exchange takes the bytes; empty before and after. */
+    private Optional<Early> early = Optional.empty();
 
     DoorHandler(DoorKind kind, SpawnPolicy policy, DoorToken token) {
         this.kind = kind;
@@ -49,8 +49,8 @@ final class DoorHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (early != null) {
-            early.add(msg);
+        if (early.isPresent()) {
+            early.get().add(msg);
         } else if (!(msg instanceof ByteBuf bytes)) {
             ReferenceCountUtil.release(msg);
         } else if (head.read(bytes) instanceof HeadReader.Complete complete) {
@@ -62,8 +62,8 @@ final class DoorHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof ChannelInputShutdownEvent) {
-            if (early != null) {
-                early.end();
+            if (early.isPresent()) {
+                early.get().end();
             } else {
                 head.inputEnded();
             }
@@ -90,7 +90,8 @@ final class DoorHandler extends ChannelInboundHandlerAdapter {
             case DoorRequest.Forward forward -> {
                 String route = forward.route().method() + " " + forward.route().path();
                 record.target("door:" + door.port() + " " + route);
-                early = new Early(after, kind.bodyLimit() + Exchange.HELD_SLACK);
+                Early kept = new Early(after, kind.bodyLimit() + Exchange.HELD_SLACK);
+                early = Optional.of(kept);
                 Times times = new Times();
                 kind.tunnels()
                         .open(
@@ -100,8 +101,7 @@ final class DoorHandler extends ChannelInboundHandlerAdapter {
                                         .thenApply(verdict -> Judged.alone(verdict, times.took())),
                                 Tunnels.Carry.HTTP)
                         .thenAccept(opened -> {
-                            Early kept = early;
-                            early = null;
+                            early = Optional.empty();
                             Exchange.after(
                                     opened, client, this, forward.outgoing(), request.isHttp11(), kept, kind.limits());
                         });
@@ -127,10 +127,8 @@ final class DoorHandler extends ChannelInboundHandlerAdapter {
 
     private void release() {
         head.release();
-        if (early != null) {
-            early.release();
-            early = null;
-        }
+        early.ifPresent(Early::release);
+        early = Optional.empty();
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.regex.Pattern;
 
@@ -88,8 +89,8 @@ final class Keys {
                             owner.cacheWindow()));
         }
 
-        private static String text(Pattern pattern) {
-            return pattern == null ? "" : pattern.flags() + "/" + pattern.pattern();
+        private static String text(Optional<Pattern> pattern) {
+            return pattern.map(p -> p.flags() + "/" + p.pattern()).orElse("");
         }
 
         @Override

@@ -92,11 +92,11 @@ public final class SpawnBinding {
                     relay.clock(),
                     relay.ids()::incrementAndGet);
             BoundSpawn spawn = new BoundSpawn(parts, ports, token, parent, context, this::adopt, onClose);
-            spawn.handedOver().exceptionally(failure -> {
-                if (failure instanceof HandoffRefused || failure.getCause() instanceof HandoffRefused) {
+            spawn.handedOver().whenComplete((accepted, failure) -> {
+                if (failure instanceof HandoffRefused
+                        || (failure != null && failure.getCause() instanceof HandoffRefused)) {
                     closeRefused(spawn);
                 }
-                return null;
             });
             return spawn;
         } catch (IOException | RuntimeException e) {

@@ -108,6 +108,7 @@ public final class SpawnSocket implements AutoCloseable {
     private final AtomicBoolean taken = new AtomicBoolean();
     private final AtomicBoolean removed = new AtomicBoolean();
     private final CompletableFuture<Receiver.Accepted> handedOver = new CompletableFuture<>();
+    /** The listening socket; null only until {@link #listen} bound it, before any connection. */
     private @Nullable Channel server;
 
     private SpawnSocket(
@@ -238,7 +239,7 @@ public final class SpawnSocket implements AutoCloseable {
         if (!(channel instanceof EpollDomainSocketChannel epoll)) {
             // No hand-over can ever be read here (decision D26), so this one ends the spawn.
             if (taken.compareAndSet(false, true)) {
-                server.close();
+                channel.parent().close(); // the spawn's listening socket
                 context.blocking().execute(this::remove);
             }
             refuse(
@@ -286,7 +287,7 @@ public final class SpawnSocket implements AutoCloseable {
             close(outcome);
             return () -> turnAway(channel, "this spawn's sockets were handed over already (expected: one hand-over)");
         }
-        server.close();
+        channel.parent().close(); // the spawn's listening socket
         remove();
         Receiver.Outcome result = outcome instanceof Receiver.Accepted accepted ? use(fd, entry, accepted) : outcome;
         return () -> answer(channel, result);
@@ -418,7 +419,7 @@ public final class SpawnSocket implements AutoCloseable {
         throw new IOException(directory + ": the file system offers no secure directory stream (expected: Linux)");
     }
 
-    private static void closeQuietly(DirectoryStream<Path> stream) {
+    private static void closeQuietly(@Nullable DirectoryStream<Path> stream) {
         if (stream == null) {
             return;
         }

@@ -23,7 +23,6 @@ import io.portcullis.relay.tunnel.Early;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +55,7 @@ public final class Exchange {
     private final Channel upstream;
     private final ConnectionRecord record;
     private final Limits limits;
-    private @Nullable Future<?> timer;
+    private final Future<?> timer;
     private boolean answered;
     private boolean done;
 
@@ -65,6 +64,8 @@ public final class Exchange {
         this.upstream = upstream;
         this.record = ConnectionRecord.of(client);
         this.limits = limits;
+        this.timer = client.eventLoop()
+                .schedule(() -> fail(DenyCode.HTTP_TIMEOUT), limits.totalMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -128,8 +129,6 @@ public final class Exchange {
             Early early,
             Limits limits) {
         Exchange exchange = new Exchange(client, upstream, limits);
-        exchange.timer = client.eventLoop()
-                .schedule(() -> exchange.fail(DenyCode.HTTP_TIMEOUT), limits.totalMillis(), TimeUnit.MILLISECONDS);
         HttpDecoderConfig strict = new HttpDecoderConfig()
                 .setStrictLineParsing(true)
                 .setUseRfc9112TransferEncoding(true)

@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Optional;
 
 /**
  * The last word on what an exchange writes to its upstream (SPEC R10): one request head, then body
@@ -42,43 +43,45 @@ final class OneRequest extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        String wrong = wrong(msg);
-        if (wrong != null) {
+        Optional<String> wrong = wrong(msg);
+        if (wrong.isPresent()) {
             ReferenceCountUtil.release(msg);
-            promise.setFailure(new Refused(wrong));
+            promise.setFailure(new Refused(wrong.get()));
             return;
         }
         ctx.write(msg, promise);
     }
 
-    /** Why {@code msg} may not go upstream, or null when it may; counts it when it may. */
-    private String wrong(Object msg) {
+    /** Why {@code msg} may not go upstream, empty when it may; counts it when it may. */
+    private Optional<String> wrong(Object msg) {
         if (ended) {
-            return "a write after the request's end";
+            return Optional.of("a write after the request's end");
         }
         if (msg instanceof HttpRequest) {
             if (head || msg instanceof HttpContent) {
-                return "a second request head, or a head with its body";
+                return Optional.of("a second request head, or a head with its body");
             }
             head = true;
-            return null;
+            return Optional.empty();
         }
         if (!(msg instanceof HttpContent content)) {
-            return msg instanceof ByteBuf bytes && !bytes.isReadable() ? null : "bytes outside the request";
+            return msg instanceof ByteBuf bytes && !bytes.isReadable()
+                    ? Optional.empty()
+                    : Optional.of("bytes outside the request");
         }
         if (!head) {
-            return "a body before the head";
+            return Optional.of("a body before the head");
         }
         sent += content.content().readableBytes();
         if (length >= 0 && sent > length) {
-            return "more body than the Content-Length";
+            return Optional.of("more body than the Content-Length");
         }
         if (content instanceof LastHttpContent) {
             ended = true;
             if (length >= 0 && sent != length) {
-                return "a body shorter than the Content-Length";
+                return Optional.of("a body shorter than the Content-Length");
             }
         }
-        return null;
+        return Optional.empty();
     }
 }

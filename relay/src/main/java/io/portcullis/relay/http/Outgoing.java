@@ -10,6 +10,7 @@ import io.portcullis.relay.tunnel.UpstreamProxy;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -96,16 +97,16 @@ public record Outgoing(HttpRequest request, Framing framing) {
     }
 
     /**
-     * The one {@code Host} field of {@code head}, or null when an HTTP/1.0 request has none.
+     * The one {@code Host} field of {@code head}; empty when an HTTP/1.0 request has none.
      *
      * @throws IllegalArgumentException when it is repeated, or missing in HTTP/1.1
      */
-    public static String host(RequestHead head) {
+    public static Optional<String> host(RequestHead head) {
         List<String> hosts = head.values("Host");
         if (hosts.size() > 1 || (hosts.isEmpty() && head.isHttp11())) {
             throw new IllegalArgumentException("Host: " + hosts.size() + " fields (expected: exactly one)");
         }
-        return hosts.isEmpty() ? null : hosts.getFirst();
+        return hosts.stream().findFirst();
     }
 
     /** Whether the client's body must be at most {@code limit} bytes and is known to be more. */

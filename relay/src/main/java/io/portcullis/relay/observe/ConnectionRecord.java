@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,8 +47,8 @@ public final class ConnectionRecord {
     private Optional<String> target = Optional.empty();
     private List<InetAddress> resolved = List.of();
     private Optional<InetSocketAddress> dialed = Optional.empty();
-    private Decision.@Nullable Outcome verdict;
-    private @Nullable DenyCode code;
+    /** The first refusal or failure; empty while nothing refused it (the line then says allow). */
+    private Optional<Settled> settled = Optional.empty();
     /** Why the verdict and code are what they are; empty until the judge or a code says. */
     private Optional<String> reason = Optional.empty();
 
@@ -152,13 +151,6 @@ public final class ConnectionRecord {
         owner = Optional.of(evidence);
     }
 
-    /** The relay decided to let it through; the line says allow once an address answered, else client-closed. */
-    public void allowed() {
-        if (verdict == null) {
-            verdict = Decision.Outcome.ALLOW;
-        }
-    }
-
     /** The relay is about to dial {@code address}; the line names the last address dialed. */
     public void dialing(InetSocketAddress address) {
         dialed = Optional.of(address);
@@ -193,7 +185,7 @@ public final class ConnectionRecord {
      */
     public void connected() {
         connected = true;
-        if (carried && !opened && verdict == Decision.Outcome.ALLOW && code == null) {
+        if (carried && !opened && settled.isEmpty()) {
             opened = true;
             sink.opened(decision(true));
         }
@@ -222,19 +214,20 @@ public final class ConnectionRecord {
     private void settle(Decision.Outcome outcome, DenyCode code, String detail) {
         Objects.requireNonNull(code, "code");
         Objects.requireNonNull(detail, "detail");
-        if (this.code == null) {
-            verdict = outcome;
-            this.code = code;
+        if (settled.isEmpty()) {
+            settled = Optional.of(new Settled(outcome, code));
             reason = Optional.of(detail.isEmpty() ? code.sentence() : detail);
         }
     }
 
     /** Why it was allowed, where no judge said (the namespace's DNS answering from the policy itself). */
     public void reason(String why) {
-        if (code == null) {
+        if (settled.isEmpty()) {
             reason = Optional.of(why);
         }
     }
+
+    private record Settled(Decision.Outcome outcome, DenyCode code) {}
 
     /**
      * What the spawn's judge answered: the addresses, what the owner check saw, and the shadow
@@ -311,7 +304,7 @@ public final class ConnectionRecord {
             return;
         }
         finished = true;
-        if (code == null && !connected) {
+        if (settled.isEmpty() && !connected) {
             fail(DenyCode.CLIENT_CLOSED);
         }
         sink.accept(decision(opened));
@@ -329,9 +322,9 @@ public final class ConnectionRecord {
                 target,
                 resolved,
                 dialed,
-                verdict,
-                Optional.ofNullable(code),
-                bounded(reason.orElse(verdict == Decision.Outcome.ALLOW ? "allowed" : "")),
+                settled.map(Settled::outcome).orElse(Decision.Outcome.ALLOW),
+                settled.map(Settled::code),
+                bounded(reason.orElse(settled.isEmpty() ? "allowed" : "")),
                 owner,
                 bytesUp,
                 bytesDown,

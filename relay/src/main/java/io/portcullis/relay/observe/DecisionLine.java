@@ -42,7 +42,7 @@ final class DecisionLine {
         string(out, line.kind());
         out.append(",\"open\":").append(line.open());
         out.append(",\"target\":");
-        string(out, line.target().orElse(null));
+        string(out, line.target());
         out.append(",\"resolved\":[");
         List<InetAddress> resolved = line.resolved();
         for (int i = 0; i < resolved.size(); i++) {
@@ -52,7 +52,7 @@ final class DecisionLine {
             string(out, Target.text(resolved.get(i)));
         }
         out.append("],\"dialed\":");
-        string(out, line.dialed().map(Target::text).orElse(null));
+        string(out, line.dialed().map(Target::text));
         out.append(",\"verdict\":");
         string(out, line.verdict().toString());
         out.append(",\"code\":");
@@ -78,7 +78,7 @@ final class DecisionLine {
         out.append("},\"generation\":").append(line.generation());
         out.append(",\"revision\":").append(line.revision());
         out.append(",\"end\":");
-        string(out, line.end().map(Decision.End::toString).orElse(null));
+        string(out, line.end().map(Decision.End::toString));
         if (line.shadow().isPresent()) {
             Decision.Shadow shadow = line.shadow().get();
             out.append(",\"shadow\":{\"verdict\":");
@@ -134,7 +134,7 @@ final class DecisionLine {
     }
 
     private static void code(StringBuilder out, Optional<DenyCode> code) {
-        string(out, code.map(DenyCode::code).orElse(null));
+        string(out, code.map(DenyCode::code));
     }
 
     private static void owner(StringBuilder out, OwnerEvidence evidence) {
@@ -169,9 +169,9 @@ final class DecisionLine {
                 string(out, argv.get(a));
             }
             out.append("],\"cwd\":");
-            string(out, process.cwd());
+            string(out, Optional.ofNullable(process.cwd()));
             out.append(",\"exe\":");
-            string(out, process.exe());
+            string(out, Optional.ofNullable(process.exe()));
             out.append(",\"inode\":").append(process.inode());
             out.append('}');
         }
@@ -199,12 +199,13 @@ final class DecisionLine {
         out.append("}}}");
     }
 
-    /** {@code value} as a JSON string, escaped; {@code null} as JSON null. */
-    static void string(StringBuilder out, String value) {
-        if (value == null) {
-            out.append("null");
-            return;
-        }
+    /** {@code value} as a JSON string; empty as JSON null. */
+    private static void string(StringBuilder out, Optional<String> value) {
+        value.ifPresentOrElse(text -> string(out, text), () -> out.append("null"));
+    }
+
+    /** {@code value} as a JSON string, escaped. */
+    private static void string(StringBuilder out, String value) {
         out.append('"');
         int plain = 0;
         for (int i = 0; i < value.length(); i++) {

@@ -47,10 +47,15 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final int IDLE_LOOKS = 50;
 
-    /** A decision line (folded if need be) or an end line, queued at {@code millis}. */
-    private record Queued(Object line, long millis) {}
+    /** What the writer takes from the queue: a line, or the end marker {@link #close} queues. */
+    private sealed interface Queued {}
 
-    private static final Queued END = new Queued(null, 0);
+    /** A decision line (folded if need be) or an end line, queued at {@code millis}. */
+    private record Line(Object line, long millis) implements Queued {}
+
+    private enum End implements Queued {
+        END
+    }
 
     private final LineOutput out;
     private final String name;
@@ -141,7 +146,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
             overflowed.increment();
             return;
         }
-        queue.add(new Queued(line, clock.millis()));
+        queue.add(new Line(line, clock.millis()));
         wake();
     }
 
@@ -181,7 +186,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
             try {
                 reopenIfAsked();
                 for (Queued next = queue.poll(); next != null; next = queue.poll()) {
-                    if (next != END) {
+                    if (next != End.END) {
                         queued.decrementAndGet();
                     }
                     batch.add(next);
@@ -202,10 +207,10 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
                 LockSupport.parkNanos(LINGER_NANOS);
             } catch (RuntimeException | Error e) {
                 // Whatever failed, the writer goes on: a thread that ended would leave every later line queued.
-                long lost = batch.stream().filter(queued -> queued != END).count();
+                long lost = batch.stream().filter(queued -> queued != End.END).count();
                 dropped += lost;
                 log.warn("decision log {}: {} lines were dropped: {}", name, lost, e.toString());
-                boolean end = batch.contains(END);
+                boolean end = batch.contains(End.END);
                 batch.clear();
                 if (end) {
                     return;
@@ -265,15 +270,15 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         List<Object> lines = new ArrayList<>(batch.size());
         boolean end = false;
         for (Queued queued : batch) {
-            if (queued == END) {
+            if (!(queued instanceof Line line)) {
                 end = true;
                 break;
             }
-            folding.due(queued.millis(), lines);
-            if (queued.line() instanceof Decision decision) {
-                folding.add(decision, queued.millis(), lines);
+            folding.due(line.millis(), lines);
+            if (line.line() instanceof Decision decision) {
+                folding.add(decision, line.millis(), lines);
             } else {
-                lines.add(queued.line());
+                lines.add(line.line());
             }
         }
         if (end) {
@@ -298,10 +303,10 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
         }
         LineOutput.Written result;
         try {
-            result = bytes.count() == 0 ? new LineOutput.Written(0, null) : out.write(bytes);
+            result = bytes.count() == 0 ? new LineOutput.Written(0, Optional.empty()) : out.write(bytes);
         } catch (RuntimeException e) {
             // Counted once, as a failed write: none of these lines is known to be in the file.
-            result = new LineOutput.Written(0, new IOException("the output failed: " + e, e));
+            result = new LineOutput.Written(0, Optional.of(new IOException("the output failed: " + e, e)));
         }
         written += result.lines();
         long lost = bytes.count() - result.lines() + unwritable;
@@ -310,15 +315,15 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     }
 
     /** One warning when writing starts to fail, one with the count when it works again. */
-    private void account(IOException error, long lost) {
-        if (error != null) {
+    private void account(Optional<IOException> error, long lost) {
+        if (error.isPresent()) {
             droppedInEpisode += lost;
             if (!failing) {
                 failing = true;
                 log.warn(
                         "decision log {}: write failed, dropping lines until it works again: {}",
                         name,
-                        error.toString());
+                        error.get().toString());
             }
             return;
         }
@@ -333,7 +338,7 @@ public final class JsonLineSink implements DecisionSink, AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        queue.add(END);
+        queue.add(End.END);
         LockSupport.unpark(writer);
         try {
             writer.join(TimeUnit.SECONDS.toMillis(5));

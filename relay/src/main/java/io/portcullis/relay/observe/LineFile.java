@@ -132,7 +132,7 @@ final class LineFile implements LineOutput {
                         ? "it is a link, and a link at the log's name is never followed (expected: a regular file)"
                         : "its path holds too many links";
             case Posix.ENXIO -> "it is a FIFO or a socket (expected: a regular file)";
-            default -> error.getMessage();
+            default -> String.valueOf(error.getMessage());
         };
     }
 
@@ -204,20 +204,20 @@ final class LineFile implements LineOutput {
                 midLine = false;
             }
         } catch (IOException e) {
-            return new Written(0, e);
+            return new Written(0, Optional.of(e));
         }
         ByteBuffer buffer = ByteBuffer.wrap(lines.bytes(), 0, lines.length());
         try {
             while (buffer.hasRemaining()) {
                 channel.write(buffer);
             }
-            return new Written(lines.count(), null);
+            return new Written(lines.count(), Optional.empty());
         } catch (IOException e) {
             int whole = lines.wholeLinesIn(buffer.position());
             if (buffer.position() > lines.endOf(whole)) {
                 cutBack(start + buffer.position(), start + lines.endOf(whole));
             }
-            return new Written(whole, e);
+            return new Written(whole, Optional.of(e));
         }
     }
 

@@ -2,6 +2,7 @@ package io.portcullis.relay.observe;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Optional;
 
 /** Where the log's writer thread puts whole lines. */
 interface LineOutput extends AutoCloseable {
@@ -20,7 +21,7 @@ interface LineOutput extends AutoCloseable {
     void close() throws IOException;
 
     /** How a write went. */
-    record Written(int lines, IOException error) {}
+    record Written(int lines, Optional<IOException> error) {}
 
     /** Lines to a stream that stays open (standard error): all of a batch, or none of it counted. */
     static LineOutput of(OutputStream stream) {
@@ -30,9 +31,9 @@ interface LineOutput extends AutoCloseable {
                 try {
                     stream.write(lines.bytes(), 0, lines.length());
                     stream.flush();
-                    return new Written(lines.count(), null);
+                    return new Written(lines.count(), Optional.empty());
                 } catch (IOException e) {
-                    return new Written(0, e);
+                    return new Written(0, Optional.of(e));
                 }
             }
 

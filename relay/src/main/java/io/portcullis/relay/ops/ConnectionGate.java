@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -118,7 +119,9 @@ public final class ConnectionGate {
      * aggregator's {@code 413}) ends the exchange the same way.
      */
     private final class Exchange extends ChannelDuplexHandler {
-        private ScheduledFuture<?> timer;
+        /** The deadline armed now: the request's, then the answer's; none in between. */
+        private Optional<ScheduledFuture<?>> timer = Optional.empty();
+
         private boolean reading = true;
         private boolean answered;
         private boolean dropped;
@@ -189,7 +192,7 @@ public final class ConnectionGate {
 
         private void arm(ChannelHandlerContext ctx, String awaited) {
             cancel();
-            timer = ctx.executor()
+            timer = Optional.of(ctx.executor()
                     .schedule(
                             () -> {
                                 log.debug(
@@ -200,14 +203,12 @@ public final class ConnectionGate {
                                 ctx.close();
                             },
                             limits.deadline().toNanos(),
-                            TimeUnit.NANOSECONDS);
+                            TimeUnit.NANOSECONDS));
         }
 
         private void cancel() {
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
+            timer.ifPresent(armed -> armed.cancel(false));
+            timer = Optional.empty();
         }
     }
 

@@ -5,6 +5,7 @@ import io.portcullis.relay.http.Outgoing;
 import io.portcullis.relay.http.RequestHead;
 import io.portcullis.relay.policy.AbsoluteUri;
 import io.portcullis.relay.policy.Target;
+import java.util.Optional;
 
 /**
  * Reads a plain HTTP request for a listed {@code http} entry (SPEC R10): the absolute-form
@@ -21,8 +22,8 @@ record PlainHttp(AbsoluteUri uri, Outgoing outgoing) {
      */
     static PlainHttp of(RequestHead head) {
         AbsoluteUri uri = AbsoluteUri.parse(head.target());
-        String host = Outgoing.host(head);
-        if (host != null && !Target.parse(AbsoluteUri.authority(host)).equals(uri.target())) {
+        Optional<String> host = Outgoing.host(head);
+        if (host.isPresent() && !Target.parse(AbsoluteUri.authority(host.get())).equals(uri.target())) {
             throw new IllegalArgumentException("Host: another host:port than the target's (expected: the same)");
         }
         Framing framing = Framing.of(head);

@@ -19,7 +19,7 @@ import io.portcullis.relay.tunnel.ClientHelloCheck;
 import io.portcullis.relay.tunnel.Early;
 import io.portcullis.relay.tunnel.Splice;
 import io.portcullis.relay.tunnel.Tunnels;
-import org.jspecify.annotations.Nullable;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,8 +49,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     private final ProxyKind kind;
     private final SpawnJudge judge;
     private HeadReader head;
-    /** After the head, until the tunnel or the exchange takes the bytes; null before and after. */
-    private @Nullable Early early;
+    /** After the head, until the tunnel or the exchange takes the bytes; empty before and after. */
+    private Optional<Early> early = Optional.empty();
     /** The ClientHello check sits after this handler: reads go on to it. */
     private boolean passing;
 
@@ -68,8 +68,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (passing) {
             ctx.fireChannelRead(msg);
-        } else if (early != null) {
-            early.add(msg);
+        } else if (early.isPresent()) {
+            early.get().add(msg);
         } else if (!(msg instanceof ByteBuf bytes)) {
             ReferenceCountUtil.release(msg);
         } else {
@@ -96,8 +96,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
         if (passing) {
             ctx.fireUserEventTriggered(event);
         } else if (event instanceof ChannelInputShutdownEvent) {
-            if (early != null) {
-                early.end();
+            if (early.isPresent()) {
+                early.get().end();
             } else {
                 head.inputEnded();
             }
@@ -115,10 +115,11 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
             after.release();
             refuse(client, DenyCode.BAD_REQUEST);
         } else if (connect) {
-            early = new Early(after, EARLY_BYTES);
+            Early kept = new Early(after, EARLY_BYTES);
+            early = Optional.of(kept);
             kind.tunnels
                     .open(client, judge.decide(Request.connect(request.target())), Tunnels.Carry.BYTES)
-                    .thenAccept(opened -> tunnel(client, opened));
+                    .thenAccept(opened -> tunnel(client, opened, kept));
         } else if (request.target().regionMatches(true, 0, "http://", 0, 7)) {
             plain(client, request, after);
         } else {
@@ -127,10 +128,12 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** A CONNECT's tunnel is up, refused or gone: {@code 200} and the copy, or the refusal. */
-    private void tunnel(Channel client, Tunnels.Opened opened) {
-        Early kept = early;
-        early = null;
+    /**
+     * A CONNECT's tunnel is up, refused or gone: {@code 200} and the copy, or the refusal. {@code
+     * kept} is taken or released (released already when the client left meanwhile).
+     */
+    private void tunnel(Channel client, Tunnels.Opened opened, Early kept) {
+        early = Optional.empty();
         switch (opened) {
             case Tunnels.Gone gone -> kept.release();
             case Tunnels.Refused refused -> {
@@ -194,12 +197,12 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
             refuse(client, DenyCode.BODY_TOO_LARGE);
             return;
         }
-        early = new Early(after, kind.limits.requestBytes() + Exchange.HELD_SLACK);
+        Early kept = new Early(after, kind.limits.requestBytes() + Exchange.HELD_SLACK);
+        early = Optional.of(kept);
         kind.tunnels
                 .open(client, judge.decide(Request.http(plain.uri().authority())), Tunnels.Carry.HTTP)
                 .thenAccept(opened -> {
-                    Early kept = early;
-                    early = null;
+                    early = Optional.empty();
                     Exchange.after(opened, client, this, plain.outgoing(), request.isHttp11(), kept, kind.limits);
                 });
     }
@@ -222,10 +225,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
 
     private void release() {
         head.release();
-        if (early != null) {
-            early.release();
-            early = null;
-        }
+        early.ifPresent(Early::release);
+        early = Optional.empty();
     }
 
     @Override

@@ -200,7 +200,7 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         private final Handler handler;
         private final IoRegistration epoll;
         private final IoHandle handle;
-        /** The interest last asked for; the loop's thread only. */
+        /** The interest last asked for, null before the first ask; the loop's thread only. */
         private @Nullable EpollIoOps wanted;
         /** The interest the kernel has, null before the first; the loop's thread only. */
         private @Nullable EpollIoOps made;
@@ -240,12 +240,13 @@ final class EpollKeepRegistered implements IoHandlerFactory {
         /** Makes the change asked for, before the loop waits. */
         void apply() {
             queued = false;
-            if (wanted.equals(made) || !epoll.isValid()) {
+            EpollIoOps asked = wanted;
+            if (asked == null || asked.equals(made) || !epoll.isValid()) {
                 return;
             }
             try {
-                epoll.submit(wanted);
-                made = wanted;
+                epoll.submit(asked);
+                made = asked;
             } catch (RuntimeException e) {
                 // Made at once, the change would have failed the channel's read or write, which closes it.
                 log.debug("epoll: could not change the interest of {}, closing it: {}", handle, e.toString());

@@ -164,8 +164,6 @@ public final class Tunnels {
     }
 
     private CompletableFuture<Opened> dial(Channel client, Verdict.Allow allow, Carry carry) {
-        ConnectionRecord record = ConnectionRecord.of(client);
-        record.allowed();
         if (!client.isActive()) {
             return CompletableFuture.completedFuture(GONE);
         }

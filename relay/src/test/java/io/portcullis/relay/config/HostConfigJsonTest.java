@@ -104,7 +104,8 @@ class HostConfigJsonTest {
         assertEquals(1000, owner.gatewayUid());
         assertEquals(18789, owner.gatewayPort());
         assertEquals(List.of(Path.of("/home/gw"), Path.of("/srv/gw")), owner.roots());
-        assertEquals(".*gateway\\.js", owner.signatures().get(0).argv().pattern());
+        assertEquals(
+                ".*gateway\\.js", owner.signatures().get(0).argv().orElseThrow().pattern());
         assertEquals(Set.of("studio", "kiosk"), owner.addons());
         assertEquals(Map.of("studio", Set.of("shared-db")), owner.exceptions());
         assertEquals("unix:///run/docker.sock", owner.dockerEndpoint());

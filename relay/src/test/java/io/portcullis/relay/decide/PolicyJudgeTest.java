@@ -220,7 +220,7 @@ class PolicyJudgeTest {
 
     static List<String> shown(List<InetSocketAddress> dial) {
         return dial.stream()
-                .map(a -> new Target(Target.text(a.getAddress()), a.getPort(), a.getAddress()).toString())
+                .map(a -> new Target(Target.text(a.getAddress()), a.getPort(), Optional.of(a.getAddress())).toString())
                 .toList();
     }
 

@@ -18,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -374,7 +375,7 @@ class JsonLineSinkTest {
                     throw new IllegalStateException("a bug in the output");
                 }
                 written.add(new String(lines.bytes(), 0, lines.length(), StandardCharsets.UTF_8));
-                return new Written(lines.count(), null);
+                return new Written(lines.count(), Optional.empty());
             }
 
             @Override

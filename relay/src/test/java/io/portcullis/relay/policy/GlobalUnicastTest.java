@@ -3,6 +3,7 @@ package io.portcullis.relay.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.net.InetAddress;
+import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -155,10 +156,7 @@ class GlobalUnicastTest {
     }
 
     static InetAddress literal(String text) {
-        InetAddress address = text.contains(":") ? Literals.ipv6(text) : Literals.ipv4(text);
-        if (address == null) {
-            throw new IllegalArgumentException(text);
-        }
-        return address;
+        Optional<? extends InetAddress> address = text.contains(":") ? Literals.ipv6(text) : Literals.ipv4(text);
+        return address.orElseThrow(() -> new IllegalArgumentException(text));
     }
 }

@@ -26,7 +26,7 @@ class LiteralsTest {
             1:2:3:4:5:6:1.2.3.4        | 1:2:3:4:5:6:102:304
             """)
     void ipv6CanonicalForm(String text, String canonical) {
-        InetAddress address = Literals.ipv6(text);
+        InetAddress address = Literals.ipv6(text).orElseThrow();
         assertEquals(canonical, Literals.format(address));
         assertEquals(16, address.getAddress().length, "an IPv4-mapped literal stays IPv6");
     }

@@ -106,8 +106,9 @@ class RulesTest {
     }
 
     static InetAddress literal(String text) {
-        InetAddress v4 = Literals.ipv4(text);
-        return v4 != null ? v4 : Literals.ipv6(text);
+        return Literals.ipv4(text)
+                .<InetAddress>map(v4 -> v4)
+                .orElseGet(() -> Literals.ipv6(text).orElseThrow());
     }
 
     /**

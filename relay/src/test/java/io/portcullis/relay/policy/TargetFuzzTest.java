@@ -23,9 +23,9 @@ class TargetFuzzTest {
         assertEquals(target, Target.parse(target.toString()), "the canonical form parses to itself");
         assertTrue(target.host().length() <= Target.MAX_NAME, target.host());
         assertTrue(target.host().chars().allMatch(c -> c > 0x20 && c < 0x7f), target.host());
-        if (target.literal() != null) {
-            assertEquals(target.host(), Target.text(target.literal()));
-            Rules.isGlobalUnicast(target.literal());
+        if (target.literal().isPresent()) {
+            assertEquals(target.host(), Target.text(target.literal().get()));
+            Rules.isGlobalUnicast(target.literal().get());
         }
     }
 }

@@ -191,11 +191,9 @@ public final class Decisions {
 
     /** The literal {@code address}, read by the relay's own parser: a name is refused, never looked up. */
     private static InetAddress literal(String address) {
-        InetAddress literal = Target.parse(address.indexOf(':') >= 0 ? "[" + address + "]:1" : address + ":1")
-                .literal();
-        if (literal == null) {
-            throw new IllegalArgumentException("address: " + address + " (expected: an IP literal, never a name)");
-        }
-        return literal;
+        return Target.parse(address.indexOf(':') >= 0 ? "[" + address + "]:1" : address + ":1")
+                .literal()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "address: " + address + " (expected: an IP literal, never a name)"));
     }
 }

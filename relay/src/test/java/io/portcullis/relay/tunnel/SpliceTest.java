@@ -254,7 +254,6 @@ class SpliceTest {
                         client.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                             @Override
                             public void channelActive(ChannelHandlerContext ctx) {
-                                ConnectionRecord.of(client).allowed();
                                 dial(client, port, upstream);
                             }
                         });
