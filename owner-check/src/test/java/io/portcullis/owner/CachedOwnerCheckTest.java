@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -109,7 +110,7 @@ class CachedOwnerCheckTest {
                 assertTrue(check.check(query(Source.OWNER, port)).join().allowed(), "within the window");
                 nanos.addAndGet(WINDOW.toNanos() + 1);
                 assertEquals(
-                        OwnerCode.OTHER_USER,
+                        Optional.of(OwnerCode.OTHER_USER),
                         check.check(query(Source.OWNER, port)).join().code());
             }
         }
@@ -133,12 +134,12 @@ class CachedOwnerCheckTest {
             assertEquals(addon.pid(), allowed.evidence().processes().getFirst().pid());
             assertEquals(null, allowed.evidence().listeners().getFirst().v6Only(), "the fallback cannot tell");
             assertEquals(
-                    OwnerCode.DEFAULT_USER,
+                    Optional.of(OwnerCode.DEFAULT_USER),
                     check.check(new OwnerQuery("studio", Source.DEFAULT, V6_LOOPBACK, addon.port()))
                             .join()
                             .code());
             assertEquals(
-                    OwnerCode.OTHER_USER,
+                    Optional.of(OwnerCode.OTHER_USER),
                     check.check(query(Source.OWNER, other.port())).join().code());
         }
     }
@@ -157,7 +158,7 @@ class CachedOwnerCheckTest {
                         .cwd(folder)
                         .start()) {
             OwnerAnswer answer = check.check(query(Source.OWNER, addon.port())).join();
-            assertEquals(OwnerCode.NONE, answer.code(), answer::toString);
+            assertEquals(Optional.of(OwnerCode.NONE), answer.code(), answer::toString);
             assertEquals(1, answer.evidence().listeners().size());
         }
     }
@@ -180,7 +181,7 @@ class CachedOwnerCheckTest {
             OwnerAnswer answer = check.check(
                             new OwnerQuery("studio", Source.OWNER, OwnerCheckTest.mapped(LOOPBACK), other.port()))
                     .join();
-            assertEquals(OwnerCode.OTHER_USER, answer.code(), answer::toString);
+            assertEquals(Optional.of(OwnerCode.OTHER_USER), answer.code(), answer::toString);
         }
     }
 
@@ -205,7 +206,7 @@ class CachedOwnerCheckTest {
         try (ManagedOwnerCheck check = check(counting, (inodes, uid) -> Map.of(), Duration.ZERO)) {
             for (int i = 0; i < 3; i++) {
                 assertEquals(
-                        OwnerCode.NONE,
+                        Optional.of(OwnerCode.NONE),
                         check.check(query(Source.OWNER, 80)).join().code());
             }
             assertEquals(3, asked.get());
@@ -220,7 +221,7 @@ class CachedOwnerCheckTest {
             CompletableFuture<OwnerAnswer> answer = check.check(query(Source.OWNER, 80));
             assertFalse(answer.isDone());
             release.countDown();
-            assertEquals(OwnerCode.NONE, answer.join().code());
+            assertEquals(Optional.of(OwnerCode.NONE), answer.join().code());
         }
     }
 
@@ -231,7 +232,7 @@ class CachedOwnerCheckTest {
         try (ManagedOwnerCheck check = check(stuck, (inodes, uid) -> Map.of(), WINDOW, SHORT_DEADLINE)) {
             long start = System.nanoTime();
             OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
-            assertEquals(OwnerCode.ERROR, answer.code());
+            assertEquals(Optional.of(OwnerCode.ERROR), answer.code());
             assertTrue(System.nanoTime() - start < Duration.ofSeconds(5).toNanos());
         } finally {
             never.countDown();
@@ -246,7 +247,7 @@ class CachedOwnerCheckTest {
                 },
                 (inodes, uid) -> Map.of())) {
             OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
-            assertEquals(OwnerCode.ERROR, answer.code());
+            assertEquals(Optional.of(OwnerCode.ERROR), answer.code());
             assertTrue(answer.detail().contains("errno 13"), answer.detail());
         }
     }
@@ -259,7 +260,8 @@ class CachedOwnerCheckTest {
                 },
                 (inodes, uid) -> Map.of())) {
             assertEquals(
-                    OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
+                    Optional.of(OwnerCode.ERROR),
+                    check.check(query(Source.OWNER, 80)).join().code());
         }
     }
 
@@ -278,7 +280,7 @@ class CachedOwnerCheckTest {
             throw new IOException("process 7 went away mid-scan");
         })) {
             OwnerAnswer answer = check.check(query(Source.OWNER, 80)).join();
-            assertEquals(OwnerCode.ERROR, answer.code());
+            assertEquals(Optional.of(OwnerCode.ERROR), answer.code());
             assertEquals(1, answer.evidence().listeners().size());
         }
     }
@@ -288,7 +290,8 @@ class CachedOwnerCheckTest {
         ManagedOwnerCheck check = check(port -> List.of(), (inodes, uid) -> Map.of());
         check.close();
         assertEquals(
-                OwnerCode.ERROR, check.check(query(Source.OWNER, 80)).join().code());
+                Optional.of(OwnerCode.ERROR),
+                check.check(query(Source.OWNER, 80)).join().code());
     }
 
     /** Regression: Caffeine's upkeep after the last answer was refused by the closed executor and logged. */
@@ -313,7 +316,7 @@ class CachedOwnerCheckTest {
             for (int i = 0; i < 50; i++) {
                 ManagedOwnerCheck check = check(port -> List.of(), (inodes, uid) -> Map.of());
                 assertEquals(
-                        OwnerCode.NONE,
+                        Optional.of(OwnerCode.NONE),
                         check.check(query(Source.OWNER, 80)).join().code());
                 check.close();
             }

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -140,7 +141,7 @@ class DockerOwnerTest {
             assertEquals(true, down.dockerNetworks().contains(c.address()), down.dockerNetworks()::toString);
             OwnerAnswer answer = down.check(new OwnerQuery("studio", Source.OWNER, c.address(), 80, false))
                     .join();
-            assertEquals(OwnerCode.DOCKER_DOWN, answer.code(), answer::toString);
+            assertEquals(Optional.of(OwnerCode.DOCKER_DOWN), answer.code(), answer::toString);
         }
     }
 
@@ -148,7 +149,7 @@ class DockerOwnerTest {
     void anOwnAddressThatNoContainerHasAndNothingListensOn() throws IOException {
         InetAddress own = OwnerCheckTest.ownNonLoopbackAddress();
         assertEquals(
-                OwnerCode.NONE,
+                Optional.of(OwnerCode.NONE),
                 ask(Source.OWNER, own, OwnerCheckTest.freePort()).code());
     }
 
@@ -156,7 +157,7 @@ class DockerOwnerTest {
     void aRootListenerThatNoContainerPublishes() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, LOOPBACK)) {
             assertEquals(
-                    OwnerCode.ROOT,
+                    Optional.of(OwnerCode.ROOT),
                     ask(Source.OWNER, LOOPBACK, s.getLocalPort()).code());
         }
     }
@@ -166,7 +167,8 @@ class DockerOwnerTest {
         ask(Source.OWNER, LOOPBACK, containers.get("own").port());
         DockerWorld.Container late = DOCKER.start(Map.of(ContainerInfo.PROJECT, "studio"), true);
         try {
-            assertEquals(null, ask(Source.OWNER, LOOPBACK, late.port()).code());
+            assertEquals(
+                    Optional.empty(), ask(Source.OWNER, LOOPBACK, late.port()).code());
         } finally {
             DOCKER.stop(late);
         }

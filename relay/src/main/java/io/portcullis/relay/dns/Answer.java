@@ -83,7 +83,7 @@ sealed interface Answer {
         }
         try {
             Target target = Target.parse(name + ":1");
-            return target.literal() == null ? Optional.of(target) : Optional.empty();
+            return target.isName() ? Optional.of(target) : Optional.empty();
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }

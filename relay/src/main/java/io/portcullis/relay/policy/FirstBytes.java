@@ -25,7 +25,7 @@ public record FirstBytes(boolean clientHello, Optional<String> serverName) {
 
     /** A ClientHello for {@code target}: its name, or no name for an IP literal. */
     public static FirstBytes clientHelloFor(Target target) {
-        return new FirstBytes(true, target.literal() == null ? Optional.of(target.host()) : Optional.empty());
+        return new FirstBytes(true, target.isName() ? Optional.of(target.host()) : Optional.empty());
     }
 
     /**

@@ -139,7 +139,8 @@ final class EpollKeepRegistered implements IoHandlerFactory {
 
         private final Map<Object, Watched> watched;
         private final LoopWatchdog watchdog;
-        private LoopWatchdog.Loop loop;
+        /** Null until the loop's thread starts ({@link #initialize}); the loop's thread only. */
+        private LoopWatchdog.@Nullable Loop loop;
 
         Handler(IoHandler epoll, ThreadAwareExecutor executor, Map<Object, Watched> watched, LoopWatchdog watchdog) {
             this.epoll = epoll;

@@ -82,7 +82,7 @@ class DecisionLineTest {
                         .verdict("deny", "owner-root"),
                 decision()
                         .owner(new OwnerEvidence(
-                                List.of(new OwnerEvidence.Listener(null, null, 0, -1, 0, true, null)),
+                                List.of(new OwnerEvidence.Listener("", "", 0, -1, 0, true, "")),
                                 List.of(),
                                 new OwnerEvidence.Container("id", "name", Map.of()))),
                 decision()

@@ -1,9 +1,9 @@
 package io.portcullis.relay.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.net.InetAddress;
+import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -53,7 +53,7 @@ class LiteralsTest {
                 "::٣"
             })
     void notIpv6(String text) {
-        assertNull(Literals.ipv6(text));
+        assertEquals(Optional.empty(), Literals.ipv6(text));
     }
 
     @ParameterizedTest(name = "{0} is not a strict dotted quad")
@@ -74,6 +74,6 @@ class LiteralsTest {
                 "1.2.3.0004"
             })
     void notIpv4(String text) {
-        assertNull(Literals.ipv4(text));
+        assertEquals(Optional.empty(), Literals.ipv4(text));
     }
 }

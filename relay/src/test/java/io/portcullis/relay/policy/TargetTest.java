@@ -205,8 +205,8 @@ class TargetTest {
     @ValueSource(strings = {"example.com:443", "[::1]:1"})
     void literalIsSetOnlyForAddresses(String text) {
         Target target = Target.parse(text);
-        assertEquals(text.startsWith("["), target.literal() != null);
-        assertFalse(target.isName() == (target.literal() != null));
+        assertEquals(text.startsWith("["), target.literal().isPresent());
+        assertFalse(target.isName() == target.literal().isPresent());
     }
 
     /** The decision line's form of a dialed address: RFC 5952, IPv6 in brackets, IPv4-mapped as written. */
