@@ -4,8 +4,8 @@ import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A running container as the owner check needs it.
@@ -27,9 +27,10 @@ public record ContainerInfo(
         addresses = Set.copyOf(addresses);
     }
 
-    /** A port published on the host. {@code hostIp} null: every address; a wildcard: every address of its family. */
-    public record Published(@Nullable InetAddress hostIp, int port, String protocol) {
+    /** A port published on the host. {@code hostIp} empty: every address; a wildcard: every address of its family. */
+    public record Published(Optional<InetAddress> hostIp, int port, String protocol) {
         public Published {
+            Objects.requireNonNull(hostIp, "hostIp");
             Objects.requireNonNull(protocol, "protocol");
             if (port < 1 || port > 65535) {
                 throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
@@ -39,9 +40,9 @@ public record ContainerInfo(
         boolean answers(InetAddress target, int targetPort) {
             return port == targetPort
                     && protocol.equals("tcp")
-                    && (hostIp == null
-                            || hostIp.equals(target)
-                            || (hostIp.isAnyLocalAddress() && hostIp.getClass() == target.getClass()));
+                    && hostIp.map(ip ->
+                                    ip.equals(target) || (ip.isAnyLocalAddress() && ip.getClass() == target.getClass()))
+                            .orElse(true);
         }
     }
 

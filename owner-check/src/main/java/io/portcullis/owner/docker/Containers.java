@@ -29,7 +29,7 @@ final class Containers {
         return Arrays.stream(c.getPorts())
                 .filter(p -> p.getPublicPort() != null && p.getPublicPort() > 0)
                 .map(p -> new ContainerInfo.Published(
-                        literal(p.getIp()).orElse(null), p.getPublicPort(), p.getType() == null ? "tcp" : p.getType()))
+                        literal(p.getIp()), p.getPublicPort(), p.getType() == null ? "tcp" : p.getType()))
                 .toList();
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,7 +27,7 @@ class ContainerInfoTest {
         "-,         8080, tcp, 10.0.0.1,  8080, true",
     })
     void publishes(String hostIp, int port, String protocol, String target, int targetPort, boolean answers) {
-        InetAddress ip = hostIp.equals("-") ? null : InetAddress.ofLiteral(hostIp);
+        Optional<InetAddress> ip = hostIp.equals("-") ? Optional.empty() : Optional.of(InetAddress.ofLiteral(hostIp));
         ContainerInfo c = new ContainerInfo(
                 "c1", "web", Map.of(), List.of(new ContainerInfo.Published(ip, port, protocol)), Set.of());
         assertEquals(answers, c.publishes(InetAddress.ofLiteral(target), targetPort));
