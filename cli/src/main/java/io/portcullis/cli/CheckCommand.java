@@ -10,18 +10,14 @@ import io.portcullis.log.JsonLog;
 import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.WallProcesses;
-import io.portcullis.relay.decide.OwnAddressBook;
-import io.portcullis.relay.decide.PolicyJudge;
+import io.portcullis.relay.judge.PolicyJudge;
+import io.portcullis.relay.judge.PolicyJudges;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.HostConfig;
-import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Request;
-import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
-import io.portcullis.relay.resolve.LocalServerCheck;
-import io.portcullis.relay.resolve.NettyResolver;
 import io.portcullis.wire.Handoff;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -134,22 +130,10 @@ final class CheckCommand implements Callable<Integer> {
         }
         List<String> input = targets.isEmpty() ? lines(main.stdin().readAllBytes()) : asRelayReads(targets);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        // A DNS server on this host is asked only while a trusted uid holds its port (R25); that
-        // needs this host's own addresses, whose names the same resolver resolves.
-        AtomicReference<OwnAddressBook> book = new AtomicReference<>();
-        LocalServerCheck servers = new LocalServerCheck(
-                LocalServerCheck.DNS_SERVER,
-                OwnerChecks.portHolders(host.owner().cacheWindow()),
-                host.dns().uids(),
-                () -> book.get() == null ? OwnAddresses.NONE : book.get().get(),
-                LocalServerCheck.processUid());
-        try (NettyResolver resolver = new NettyResolver(group.next(), host.dns(), servers);
-                OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), resolver);
-                ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf())) {
-            book.set(own);
-            long bound = host.dns().timeout().toMillis() * (host.ownNames().size() + 2) + 5000;
-            own.refresh().get(bound, TimeUnit.MILLISECONDS);
-            PolicyJudge judge = new PolicyJudge(new Rules(host), resolver, own, owner);
+        try (ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf());
+                PolicyJudges.Standalone judged = PolicyJudges.standalone(host, group.next(), owner)) {
+            PolicyJudge judge = judged.judge();
+            long bound = judged.decisionBound();
             boolean denied = false;
             for (String target : input) {
                 Verdict verdict = verdict(judge, spawn, target, bound);
@@ -162,11 +146,8 @@ final class CheckCommand implements Callable<Integer> {
                 out.flush();
             }
             return denied ? 1 : 0;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            err.println("portcullis check: this host's own addresses could not be read: " + e);
-            return 2;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            err.println("portcullis check: " + e.getMessage());
             return 2;
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);

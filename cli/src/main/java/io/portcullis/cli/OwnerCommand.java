@@ -2,6 +2,9 @@ package io.portcullis.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.portcullis.owner.ManagedOwnerCheck;
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerCheck;
@@ -10,21 +13,17 @@ import io.portcullis.owner.OwnerCode;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.owner.WallProcesses;
-import io.portcullis.relay.decide.OwnAddressBook;
+import io.portcullis.relay.judge.PolicyJudges;
 import io.portcullis.relay.policy.HostConfig;
-import io.portcullis.relay.policy.OwnAddresses;
-import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.Target;
 import io.portcullis.relay.policy.Verdict;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
-import java.net.SocketException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -92,7 +91,14 @@ final class OwnerCommand implements Callable<Integer> {
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }
-        Outcome outcome = outcome(host.orElseThrow(), parsed.orElseThrow());
+        Outcome outcome;
+        try {
+            outcome = outcome(host.orElseThrow(), parsed.orElseThrow());
+        } catch (IOException e) {
+            err.println("portcullis owner: " + e.getMessage());
+            err.flush();
+            return 2;
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.println(outcome.json());
         out.flush();
@@ -121,20 +127,12 @@ final class OwnerCommand implements Callable<Integer> {
 
     /**
      * As the relay asks (R11, R32): an address in a Docker network that is not this host's own
-     * (an interface or configured address) is a container's question only. Anything else is asked
-     * as this host's own, as before; the relay asks about nothing else.
+     * (read as the relay reads its own addresses) is a container's question only. Anything else is
+     * asked as this host's own, as before; the relay asks about nothing else.
      */
-    private static boolean hostOwn(HostConfig host, InetAddress address, OwnerCheck owner) {
-        if (!owner.dockerNetworks().contains(address)) {
-            return true;
-        }
-        Set<InetAddress> own = new HashSet<>(host.ownAddresses());
-        try {
-            own.addAll(OwnAddressBook.Interfaces.jdk().addresses());
-        } catch (SocketException e) {
-            return true;
-        }
-        return new OwnAddresses(own).contains(address);
+    private static boolean hostOwn(PolicyJudges.Standalone judged, InetAddress address, OwnerCheck owner) {
+        return !owner.dockerNetworks().contains(address)
+                || judged.ownAddresses().contains(address);
     }
 
     private static Optional<Target> parse(String text, List<String> problems) {
@@ -151,30 +149,39 @@ final class OwnerCommand implements Callable<Integer> {
         }
     }
 
-    private Outcome outcome(HostConfig host, Target parsed) {
+    /** The owner check's answer, over the policy's judge built as the relay builds it. */
+    private Outcome outcome(HostConfig host, Target parsed) throws IOException {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try (ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf());
+                PolicyJudges.Standalone judged = PolicyJudges.standalone(host, group.next(), owner)) {
+            return outcome(judged, owner, parsed);
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    private Outcome outcome(PolicyJudges.Standalone judged, OwnerCheck owner, Target parsed) {
         if (manifestDefault) {
             // The relay refuses such a default before it asks the owner check, so this prints no evidence.
-            Optional<Verdict.Deny> refusal = new Rules(host).defaultRefusal(parsed);
+            Optional<Verdict.Deny> refusal = judged.rules().defaultRefusal(parsed);
             if (refusal.isPresent()) {
                 return new Outcome(
                         Optional.of(refusal.get().code().code()), refusal.get().detail(), OwnerEvidence.NONE);
             }
         }
         InetAddress address = parsed.literal().orElse(LOCALHOST);
-        try (ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf())) {
-            OwnerQuery query = new OwnerQuery(
-                    addon,
-                    manifestDefault ? OwnerQuery.Source.DEFAULT : OwnerQuery.Source.OWNER,
-                    address,
-                    parsed.port(),
-                    hostOwn(host, address, owner));
-            return Outcome.of(owner.check(query)
-                    .completeOnTimeout(
-                            OwnerAnswer.deny(
-                                    OwnerCode.ERROR, "no answer within " + WAIT_SECONDS + " s", OwnerEvidence.NONE),
-                            WAIT_SECONDS,
-                            TimeUnit.SECONDS)
-                    .join());
-        }
+        OwnerQuery query = new OwnerQuery(
+                addon,
+                manifestDefault ? OwnerQuery.Source.DEFAULT : OwnerQuery.Source.OWNER,
+                address,
+                parsed.port(),
+                hostOwn(judged, address, owner));
+        return Outcome.of(owner.check(query)
+                .completeOnTimeout(
+                        OwnerAnswer.deny(
+                                OwnerCode.ERROR, "no answer within " + WAIT_SECONDS + " s", OwnerEvidence.NONE),
+                        WAIT_SECONDS,
+                        TimeUnit.SECONDS)
+                .join());
     }
 }

@@ -3,8 +3,8 @@ package io.portcullis.relay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.portcullis.relay.decide.SpawnJudge;
 import io.portcullis.relay.http.Exchange;
+import io.portcullis.relay.judge.SpawnJudge;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Request;

@@ -1,8 +1,8 @@
 package io.portcullis.bench.observe;
 
 import io.portcullis.owner.OwnerEvidence;
+import io.portcullis.relay.decisionlog.JsonLineSink;
 import io.portcullis.relay.observe.Decision;
-import io.portcullis.relay.observe.JsonLineSink;
 import io.portcullis.relay.policy.DenyCode;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

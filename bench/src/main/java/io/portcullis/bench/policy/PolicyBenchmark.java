@@ -3,7 +3,7 @@ package io.portcullis.bench.policy;
 import io.portcullis.owner.OwnerCheck;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.SpawnPolicyJson;
-import io.portcullis.relay.decide.PolicyJudge;
+import io.portcullis.relay.judge.PolicyJudge;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Request;

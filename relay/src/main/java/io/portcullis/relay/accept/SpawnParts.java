@@ -1,10 +1,10 @@
 package io.portcullis.relay.accept;
 
 import io.netty.channel.group.ChannelGroup;
-import io.portcullis.relay.decide.SpawnJudge;
 import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.generation.Generation;
 import io.portcullis.relay.observe.Traffic;
+import io.portcullis.relay.judge.SpawnJudge;
 import io.portcullis.relay.policy.Rate;
 import io.portcullis.relay.policy.SpawnPolicy;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-/** The judge: the seam ({@code Judge}), the policy's judge (the pure rules, DNS once, this host's own addresses and the owner check) and the judge bound to one connection. */
+/** The judge's seam: what decides one connection of one spawn (the relay's own is {@code judge.PolicyJudge}). */
 @NullMarked
 package io.portcullis.relay.decide;
 

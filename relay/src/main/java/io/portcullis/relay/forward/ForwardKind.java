@@ -1,7 +1,7 @@
 package io.portcullis.relay.forward;
 
 import io.netty.channel.ChannelHandler;
-import io.portcullis.relay.decide.SpawnJudge;
+import io.portcullis.relay.judge.SpawnJudge;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.tunnel.Tunnels;
 import java.util.Objects;

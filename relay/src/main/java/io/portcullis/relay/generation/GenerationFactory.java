@@ -9,19 +9,19 @@ import io.portcullis.owner.OwnerChecks;
 import io.portcullis.owner.PortHolders;
 import io.portcullis.owner.WallProcesses;
 import io.portcullis.relay.decide.Judge;
-import io.portcullis.relay.decide.OwnAddressBook;
-import io.portcullis.relay.decide.PolicyJudge;
+import io.portcullis.relay.dnsclient.LocalServerCheck;
+import io.portcullis.relay.dnsclient.NettyResolver;
 import io.portcullis.relay.door.DoorKind;
 import io.portcullis.relay.forward.ForwardKind;
 import io.portcullis.relay.http.Exchange;
+import io.portcullis.relay.judge.OwnAddressBook;
+import io.portcullis.relay.judge.PolicyJudges;
 import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.policy.Rules;
 import io.portcullis.relay.policy.UpstreamRoute;
 import io.portcullis.relay.proxy.ProxyKind;
-import io.portcullis.relay.resolve.LocalServerCheck;
-import io.portcullis.relay.resolve.NettyResolver;
 import io.portcullis.relay.resolve.Resolution;
 import io.portcullis.relay.resolve.Resolver;
 import io.portcullis.relay.transport.Transport;
@@ -35,10 +35,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -196,12 +194,8 @@ public final class GenerationFactory implements AutoCloseable {
     }
 
     private NettyResolver resolver(Keys.ResolverKey key) {
-        PortHolders holders = OwnerChecks.portHolders(key.holderWindow());
-        return new NettyResolver(
-                dnsLoop().next(),
-                key.dns(),
-                new LocalServerCheck(
-                        LocalServerCheck.DNS_SERVER, holders, key.dns().uids(), this::ownAddresses, relayUid));
+        return PolicyJudges.resolver(
+                dnsLoop().next(), key.dns(), OwnerChecks.portHolders(key.holderWindow()), this::ownAddresses, relayUid);
     }
 
     /** This host's own addresses as the newest book has them; none before the first book. */
@@ -219,7 +213,7 @@ public final class GenerationFactory implements AutoCloseable {
             throws IOException {
         Shared.Lease<OwnAddressBook> own = ownAddresses.lease(new Keys.OwnKey(host, dns.plain(), dns.loop()));
         owned.add(own);
-        return new PolicyJudge(new Rules(host), dns.timed(), own.get(), owner);
+        return PolicyJudges.judge(host, dns.timed(), own.get(), owner);
     }
 
     /**
@@ -227,19 +221,7 @@ public final class GenerationFactory implements AutoCloseable {
      * for at most {@link #OWN_NAMES_WAIT}, then all read again every {@link #OWN_ADDRESS_REFRESH}.
      */
     private OwnAddressBook ownAddresses(Keys.OwnKey key) throws IOException {
-        HostConfig host = key.host();
-        OwnAddressBook own = new OwnAddressBook(host, OwnAddressBook.Interfaces.jdk(), key.resolver());
-        newestOwn.set(own);
-        try {
-            own.refresh().get(OWN_NAMES_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            own.sayPending(OWN_NAMES_WAIT);
-        } catch (ExecutionException e) {
-            throw new IOException("this host's own addresses could not be read: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading this host's own addresses", e);
-        }
+        OwnAddressBook own = PolicyJudges.ownAddresses(key.host(), key.resolver(), newestOwn::set, OWN_NAMES_WAIT);
         own.refreshEvery(key.loop(), OWN_ADDRESS_REFRESH);
         return own;
     }

@@ -1,4 +1,4 @@
-/** What happened to each connection: one decision record per connection, written as one JSON line. */
+/** What happened to each connection, for an embedder: the decision record, the sink it goes to, and the metrics. */
 @NullMarked
 package io.portcullis.relay.observe;
 

@@ -1,4 +1,4 @@
-/** Name resolution for decisions: one asynchronous seam and its real form over netty-resolver-dns. */
+/** Name resolution's seam: one asynchronous lookup and its result (the relay's own is {@code dnsclient.NettyResolver}). */
 @NullMarked
 package io.portcullis.relay.resolve;
 

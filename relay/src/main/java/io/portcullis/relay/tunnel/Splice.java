@@ -15,7 +15,7 @@ import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.util.concurrent.Future;
-import io.portcullis.relay.observe.ConnectionRecord;
+import io.portcullis.relay.record.ConnectionRecord;
 import io.portcullis.wire.Posix;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;

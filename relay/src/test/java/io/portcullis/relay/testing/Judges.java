@@ -2,7 +2,7 @@ package io.portcullis.relay.testing;
 
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.SpawnPolicyJson;
-import io.portcullis.relay.decide.SpawnJudge;
+import io.portcullis.relay.judge.SpawnJudge;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Verdict;
