@@ -45,10 +45,14 @@ module io.portcullis.relay {
     exports io.portcullis.relay.resolve;
     exports io.portcullis.relay.transport;
 
-    // What the applications over the engine also use: the policy's judge, built the relay's way
-    // (portcullis check and owner, the policy benchmark), the decision log (run's file, the log's
-    // benchmark), and the operator's HTTP routes (the daemon's control socket and metrics listener).
+    // What the applications over the engine also use: the policy's judge, built the relay's way, and
+    // its rules (portcullis check and owner, the policy benchmark), the decision log (run's file, the
+    // log's benchmark), and the operator's HTTP routes (the daemon's control socket and metrics
+    // listener).
     exports io.portcullis.relay.judge to
+            io.portcullis.cli,
+            io.portcullis.bench;
+    exports io.portcullis.relay.rules to
             io.portcullis.cli,
             io.portcullis.bench;
     exports io.portcullis.relay.decisionlog to

@@ -1,6 +1,6 @@
 package io.portcullis.relay.handoff;
 
-import io.portcullis.relay.policy.Checks;
+import io.portcullis.relay.checks.Checks;
 import io.portcullis.wire.Handoff;
 import io.portcullis.wire.Handoff.Kind;
 import io.portcullis.wire.Receiver.Wanted;

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
-import io.portcullis.relay.policy.Checks;
+import io.portcullis.relay.checks.Checks;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.record.ConnectionRecord;
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,9 @@
 package io.portcullis.relay.judge;
 
 import io.portcullis.relay.policy.HostConfig;
-import io.portcullis.relay.policy.OwnAddresses;
 import io.portcullis.relay.resolve.Resolution;
 import io.portcullis.relay.resolve.Resolver;
+import io.portcullis.relay.rules.OwnAddresses;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;

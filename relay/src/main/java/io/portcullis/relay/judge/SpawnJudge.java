@@ -1,7 +1,6 @@
 package io.portcullis.relay.judge;
 
 import io.portcullis.relay.decide.Judge;
-import io.portcullis.relay.policy.Judged;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Took;

@@ -1,7 +1,7 @@
 package io.portcullis.relay.ops;
 
 import io.portcullis.relay.accept.Descriptors;
-import io.portcullis.relay.policy.Checks;
+import io.portcullis.relay.checks.Checks;
 import java.time.Duration;
 
 /**

@@ -1,5 +1,9 @@
 package io.portcullis.relay.policy;
 
+import io.portcullis.relay.address.Ip;
+import io.portcullis.relay.address.Literals;
+import io.portcullis.relay.address.Matcher;
+import io.portcullis.relay.address.Strings;
 import java.net.InetAddress;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,8 +20,7 @@ public record Cidr(InetAddress network, int prefix) {
         if (prefix < 0 || prefix > max) {
             throw new IllegalArgumentException("prefix: " + prefix + " (expected: 0-" + max + ")");
         }
-        Ip ip = Ip.of(network);
-        if (ip.hi() != (ip.hi() & maskHi(ip.v4(), prefix)) || ip.lo() != (ip.lo() & maskLo(ip.v4(), prefix))) {
+        if (!Matcher.of(network, prefix).matches(Ip.of(network))) {
             throw new IllegalArgumentException(
                     "network: " + Literals.format(network) + "/" + prefix + " (expected: host bits zero)");
         }
@@ -61,30 +64,9 @@ public record Cidr(InetAddress network, int prefix) {
         return Optional.of(new Cidr(Ip.v4(net.lo()).toInetAddress(), prefix - 96));
     }
 
-    Matcher matcher() {
-        Ip net = Ip.of(network);
-        return new Matcher(net.v4(), net.hi(), net.lo(), maskHi(net.v4(), prefix), maskLo(net.v4(), prefix));
-    }
-
     /** The block in a form that matches without allocating. */
-    record Matcher(boolean v4, long hi, long lo, long maskHi, long maskLo) {
-        boolean matches(Ip ip) {
-            return ip.v4() == v4 && (ip.hi() & maskHi) == hi && (ip.lo() & maskLo) == lo;
-        }
-    }
-
-    private static long maskHi(boolean v4, int prefix) {
-        if (v4) {
-            return 0;
-        }
-        return prefix >= 64 ? -1L : prefix == 0 ? 0 : -1L << (64 - prefix);
-    }
-
-    private static long maskLo(boolean v4, int prefix) {
-        if (v4) {
-            return prefix == 0 ? 0 : (0xffff_ffffL << (32 - prefix)) & 0xffff_ffffL;
-        }
-        return prefix <= 64 ? 0 : prefix == 128 ? -1L : -1L << (128 - prefix);
+    Matcher matcher() {
+        return Matcher.of(network, prefix);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.portcullis.relay.policy;
 
+import io.portcullis.relay.address.Ip;
+import io.portcullis.relay.address.Matcher;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,13 +25,13 @@ public final class DenyList {
             Cidr.parse("fd00:ec2::254/128")));
 
     private final List<Cidr> blocks;
-    private final Cidr.Matcher[] matchers;
+    private final Matcher[] matchers;
     /** For each matcher, the block as the operator wrote it, for the detail line. */
     private final Cidr[] written;
 
     public DenyList(List<Cidr> blocks) {
         this.blocks = List.copyOf(blocks);
-        List<Cidr.Matcher> matchers = new ArrayList<>();
+        List<Matcher> matchers = new ArrayList<>();
         List<Cidr> written = new ArrayList<>();
         for (Cidr block : this.blocks) {
             matchers.add(block.matcher());
@@ -39,7 +41,7 @@ public final class DenyList {
                 written.add(block);
             });
         }
-        this.matchers = matchers.toArray(Cidr.Matcher[]::new);
+        this.matchers = matchers.toArray(Matcher[]::new);
         this.written = written.toArray(Cidr[]::new);
     }
 
@@ -73,8 +75,15 @@ public final class DenyList {
                 : block;
     }
 
-    /** The first block holding {@code ip} itself, not the IPv4 address it may carry; empty when none does. */
-    Optional<Cidr> matchAsDialed(Ip ip) {
+    /**
+     * The first block holding {@code address} itself, not the IPv4 address it may carry; empty when
+     * none does: the policy's rules, which judge a carried address on their own, ask this.
+     */
+    public Optional<Cidr> matchAsDialed(InetAddress address) {
+        return matchAsDialed(Ip.of(address));
+    }
+
+    private Optional<Cidr> matchAsDialed(Ip ip) {
         for (int i = 0; i < matchers.length; i++) {
             if (matchers[i].matches(ip)) {
                 return Optional.of(written[i]);

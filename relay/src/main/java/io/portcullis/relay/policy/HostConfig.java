@@ -2,6 +2,8 @@ package io.portcullis.relay.policy;
 
 import io.portcullis.owner.OwnerConfig;
 import io.portcullis.owner.OwnerEvidence;
+import io.portcullis.relay.address.Ip;
+import io.portcullis.relay.checks.Checks;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

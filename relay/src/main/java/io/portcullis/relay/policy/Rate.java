@@ -1,5 +1,7 @@
 package io.portcullis.relay.policy;
 
+import io.portcullis.relay.checks.Checks;
+
 /**
  * A token bucket (SPEC R16's new-connection rate), full at the start. The rate and depth are given
  * at each take, so a reload that changes them holds from the next connection on. Pure but for the

@@ -1,5 +1,6 @@
 package io.portcullis.relay.policy;
 
+import io.portcullis.relay.checks.Checks;
 import java.util.Objects;
 
 /**

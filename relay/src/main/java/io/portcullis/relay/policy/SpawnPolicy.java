@@ -1,6 +1,7 @@
 package io.portcullis.relay.policy;
 
 import io.portcullis.owner.OwnerQuery;
+import io.portcullis.relay.checks.Checks;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;

@@ -1,5 +1,9 @@
 package io.portcullis.relay.policy;
 
+import io.portcullis.relay.address.Ip;
+import io.portcullis.relay.address.Literals;
+import io.portcullis.relay.address.Strings;
+import io.portcullis.relay.checks.Checks;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-/** Pure decisions: targets, address classes, the deny list, listed entries, verdicts and codes. */
+/** The policy as values: the host configuration, the spawn's policy, targets, requests, blocks and the deny list, verdicts and deny codes. */
 @NullMarked
 package io.portcullis.relay.policy;
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.portcullis.relay.rules.Rules;
 
 /** The target parser never throws anything but a clean refusal, and its canonical form is stable. */
 class TargetFuzzTest {

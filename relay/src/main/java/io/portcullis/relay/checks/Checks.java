@@ -1,4 +1,4 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.checks;
 
 import java.time.Duration;
 import java.util.Objects;

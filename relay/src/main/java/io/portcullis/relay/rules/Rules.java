@@ -1,10 +1,21 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.rules;
 
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerCode;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.owner.docker.DockerNetworks;
+import io.portcullis.relay.address.Ip;
+import io.portcullis.relay.address.Literals;
+import io.portcullis.relay.policy.Cidr;
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.DenyList;
+import io.portcullis.relay.policy.FirstBytes;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Request;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Target;
+import io.portcullis.relay.policy.Verdict;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -190,7 +201,7 @@ public final class Rules {
         for (InetAddress address : addresses) {
             Ip ip = Ip.of(address);
             boolean hostOwn = own.contains(ip);
-            Optional<Verdict.Deny> refusal = (plan.entry().isEmpty() ? internet(ip, own) : listed(ip))
+            Optional<Verdict.Deny> refusal = (plan.entry().isEmpty() ? internet(address, ip, own) : listed(address, ip))
                     .or(() -> gatewayPort(ip, target.port(), hostOwn));
             if (refusal.isPresent()) {
                 return new Step.Decided(new Verdict.Deny(
@@ -257,7 +268,7 @@ public final class Rules {
     }
 
     /** The refusal of one address for the internet shape; empty when there is none. */
-    private Optional<Verdict.Deny> internet(Ip ip, OwnAddresses own) {
+    private Optional<Verdict.Deny> internet(InetAddress address, Ip ip, OwnAddresses own) {
         Optional<String> special = special(ip);
         if (special.isPresent()) {
             return Optional.of(new Verdict.Deny(DenyCode.NOT_GLOBAL_UNICAST, special.get()));
@@ -267,7 +278,7 @@ public final class Rules {
                 || (embedded.isPresent() && own.contains(embedded.get().address()))) {
             return Optional.of(new Verdict.Deny(DenyCode.OWN_ADDRESS, ip + " is this host's own"));
         }
-        return listed(ip);
+        return listed(address, ip);
     }
 
     /**
@@ -276,12 +287,12 @@ public final class Rules {
      * target's, and an upstream proxy's ({@link UpstreamRoute}).
      */
     public Optional<String> denyListed(InetAddress address) {
-        return listed(Ip.of(address)).map(Verdict.Deny::detail);
+        return listed(address, Ip.of(address)).map(Verdict.Deny::detail);
     }
 
-    /** The deny-list refusal of one address; empty when there is none. */
-    private Optional<Verdict.Deny> listed(Ip ip) {
-        Optional<Cidr> block = denyList.matchAsDialed(ip);
+    /** The deny-list refusal of one address ({@code ip} is {@code address}); empty when there is none. */
+    private Optional<Verdict.Deny> listed(InetAddress address, Ip ip) {
+        Optional<Cidr> block = denyList.matchAsDialed(address);
         if (block.isPresent()) {
             return Optional.of(new Verdict.Deny(DenyCode.DENY_LISTED, ip + " is in " + block.get()));
         }
@@ -290,7 +301,7 @@ public final class Rules {
             return Optional.empty();
         }
         Ip.Embedded carried = embedded.get();
-        return denyList.matchAsDialed(carried.address())
+        return denyList.matchAsDialed(carried.address().toInetAddress())
                 .map(in -> new Verdict.Deny(
                         DenyCode.DENY_LISTED,
                         ip + " carries " + carried.form() + " IPv4 " + carried.address() + ", in " + in));

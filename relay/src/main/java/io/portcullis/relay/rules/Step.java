@@ -1,6 +1,10 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.rules;
 
 import io.portcullis.owner.OwnerQuery;
+import io.portcullis.relay.policy.FirstBytes;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Target;
+import io.portcullis.relay.policy.Verdict;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.address;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -11,16 +11,16 @@ import java.util.Optional;
  * IPv6 as RFC 4291 text without a zone. Written back in one canonical form (RFC 5952), so that
  * one address has one spelling. The JDK's parsers are not used: they accept forms R7 refuses.
  */
-final class Literals {
+public final class Literals {
     private Literals() {}
 
     /** The IPv4 address; empty when {@code text} is not a strict dotted quad. */
-    static Optional<Inet4Address> ipv4(String text) {
+    public static Optional<Inet4Address> ipv4(String text) {
         return quad(text, 0, text.length()).map(b -> (Inet4Address) address(b));
     }
 
     /** The IPv6 address (kept IPv6 even when IPv4-mapped); empty when {@code text} is not one. */
-    static Optional<Inet6Address> ipv6(String text) {
+    public static Optional<Inet6Address> ipv6(String text) {
         Optional<byte[]> b = sixteen(text);
         if (b.isEmpty()) {
             return Optional.empty();
@@ -154,7 +154,7 @@ final class Literals {
     }
 
     /** A decimal of 1 to {@code maxDigits} ASCII digits without a leading zero ("0" itself is fine), or -1. */
-    static int decimal(String text, int maxDigits) {
+    public static int decimal(String text, int maxDigits) {
         if (text.isEmpty() || text.length() > maxDigits || (text.length() > 1 && text.charAt(0) == '0')) {
             return -1;
         }
@@ -170,7 +170,7 @@ final class Literals {
     }
 
     /** The canonical text: dotted quad, or RFC 5952 IPv6 without brackets ({@code ::ffff:a.b.c.d} when mapped). */
-    static String format(InetAddress address) {
+    public static String format(InetAddress address) {
         byte[] b = address.getAddress();
         if (b.length == 4) {
             return (b[0] & 0xff) + "." + (b[1] & 0xff) + "." + (b[2] & 0xff) + "." + (b[3] & 0xff);

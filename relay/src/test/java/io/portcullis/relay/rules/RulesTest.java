@@ -1,10 +1,16 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.rules;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.portcullis.relay.address.Literals;
 import io.portcullis.relay.config.ConfigException;
 import io.portcullis.relay.config.HostConfigJson;
 import io.portcullis.relay.config.SpawnPolicyJson;
+import io.portcullis.relay.policy.FirstBytes;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Request;
+import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.policy.Verdict;
 import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.List;

@@ -1,5 +1,6 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.rules;
 
+import io.portcullis.relay.address.Ip;
 import java.net.InetAddress;
 import java.util.HashSet;
 import java.util.Set;

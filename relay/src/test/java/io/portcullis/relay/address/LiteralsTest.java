@@ -1,4 +1,4 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.address;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.address;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -8,9 +8,9 @@ import java.util.Optional;
  * An address as two longs, so that block matching allocates nothing. IPv4 lives in the low 32
  * bits of {@code lo} with {@code hi} zero.
  */
-record Ip(boolean v4, long hi, long lo) {
+public record Ip(boolean v4, long hi, long lo) {
 
-    static Ip of(InetAddress address) {
+    public static Ip of(InetAddress address) {
         byte[] b = address.getAddress();
         if (address instanceof Inet4Address) {
             return new Ip(true, 0, Integer.toUnsignedLong(read(b, 0, 4)));
@@ -21,7 +21,7 @@ record Ip(boolean v4, long hi, long lo) {
                 ((long) read(b, 8, 4) << 32) | Integer.toUnsignedLong(read(b, 12, 4)));
     }
 
-    static Ip v4(long value) {
+    public static Ip v4(long value) {
         return new Ip(true, 0, value & 0xffff_ffffL);
     }
 
@@ -38,7 +38,7 @@ record Ip(boolean v4, long hi, long lo) {
      * {@code ::/96} (not {@code ::} or {@code ::1}), NAT64 {@code 64:ff9b::/96}, 6to4
      * {@code 2002::/16}, and the Teredo client {@code 2001::/32}; empty when none.
      */
-    Optional<Embedded> embedded() {
+    public Optional<Embedded> embedded() {
         if (v4) {
             return Optional.empty();
         }
@@ -65,18 +65,18 @@ record Ip(boolean v4, long hi, long lo) {
      *
      * @param same true when the IPv6 address reaches that IPv4 address itself (mapped, compatible)
      */
-    record Embedded(String form, Ip address, boolean same) {}
+    public record Embedded(String form, Ip address, boolean same) {}
 
     /**
      * The address this one is judged as (R14): the IPv4 address an IPv4-mapped or -compatible
      * address carries, else this address itself.
      */
-    Ip judgedAs() {
+    public Ip judgedAs() {
         Optional<Embedded> embedded = embedded();
         return embedded.isPresent() && embedded.get().same() ? embedded.get().address() : this;
     }
 
-    InetAddress toInetAddress() {
+    public InetAddress toInetAddress() {
         try {
             if (v4) {
                 return InetAddress.getByAddress(bytes(lo, 4));

@@ -1,5 +1,8 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.rules;
 
+import io.portcullis.relay.address.Ip;
+import io.portcullis.relay.address.Matcher;
+import io.portcullis.relay.policy.Cidr;
 import java.util.List;
 import java.util.Optional;
 
@@ -11,10 +14,10 @@ final class GlobalUnicast {
     private GlobalUnicast() {}
 
     /** A special-purpose block with the name the detail line shows. */
-    record Block(Cidr cidr, String name, Cidr.Matcher matcher) {
+    record Block(Cidr cidr, String name, Matcher matcher) {
         static Block of(String cidr, String name) {
             Cidr parsed = Cidr.parse(cidr);
-            return new Block(parsed, name, parsed.matcher());
+            return new Block(parsed, name, Matcher.of(parsed.network(), parsed.prefix()));
         }
 
         @Override

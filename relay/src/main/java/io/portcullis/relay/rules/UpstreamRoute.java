@@ -1,5 +1,9 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.rules;
 
+import io.portcullis.relay.policy.DenyCode;
+import io.portcullis.relay.policy.HostConfig;
+import io.portcullis.relay.policy.Target;
+import io.portcullis.relay.policy.Verdict;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

@@ -1,12 +1,12 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.address;
 
 /** Shows untrusted text in one line of a message, quoted, with control bytes escaped. */
-final class Strings {
+public final class Strings {
     private static final int MAX = 300;
 
     private Strings() {}
 
-    static String quote(String text) {
+    public static String quote(String text) {
         StringBuilder out = new StringBuilder(Math.min(text.length(), MAX) + 2).append('"');
         for (int i = 0; i < text.length() && i < MAX; i++) {
             char c = text.charAt(i);

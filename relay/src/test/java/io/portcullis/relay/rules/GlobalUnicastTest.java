@@ -1,7 +1,8 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.rules;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.portcullis.relay.address.Literals;
 import java.net.InetAddress;
 import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
