@@ -5,8 +5,8 @@ import io.portcullis.relay.door.DoorToken;
 import io.portcullis.relay.generation.Generation;
 import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.judge.SpawnJudge;
-import io.portcullis.relay.policy.Rate;
 import io.portcullis.relay.policy.SpawnPolicy;
+import io.portcullis.relay.rules.Rate;
 import java.util.Objects;
 import java.util.Optional;
 

@@ -1,4 +1,4 @@
-package io.portcullis.relay.policy;
+package io.portcullis.relay.rules;
 
 import io.portcullis.relay.checks.Checks;
 
