@@ -1,5 +1,6 @@
 package io.portcullis.owner;
 
+import io.portcullis.owner.checks.Checks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -49,9 +50,7 @@ public record OwnerConfig(
         exceptions = Map.copyOf(exceptions);
         Objects.requireNonNull(dockerEndpoint, "dockerEndpoint");
         Objects.requireNonNull(cacheWindow, "cacheWindow");
-        if (gatewayPort < 0 || gatewayPort > 65535) {
-            throw new IllegalArgumentException("gatewayPort: " + gatewayPort + " (expected: 0-65535)");
-        }
+        Checks.portOrZero("gatewayPort", gatewayPort);
         if (cacheWindow.isNegative()) {
             throw new IllegalArgumentException("cacheWindow: " + cacheWindow + " (expected: >= 0)");
         }

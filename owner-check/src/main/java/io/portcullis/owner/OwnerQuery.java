@@ -1,5 +1,6 @@
 package io.portcullis.owner;
 
+import io.portcullis.owner.checks.Checks;
 import io.portcullis.owner.kernel.Answering;
 import java.net.InetAddress;
 import java.util.Objects;
@@ -33,9 +34,7 @@ public record OwnerQuery(String addonId, Source source, InetAddress address, int
         if (addonId.isEmpty()) {
             throw new IllegalArgumentException("addonId: \"\" (expected: a non-empty add-on id)");
         }
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
-        }
+        Checks.port("port", port);
     }
 
     /** A question about one of this host's own addresses. */

@@ -3,6 +3,7 @@ package io.portcullis.owner;
 import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
+import io.portcullis.owner.checks.Checks;
 import io.portcullis.owner.kernel.Answering;
 import io.portcullis.owner.kernel.ListenerSource;
 import io.portcullis.owner.kernel.ProcRoot;
@@ -56,9 +57,10 @@ final class SystemPortHolders implements PortHolders {
 
     @Override
     public CompletableFuture<Holders> holders(Protocol protocol, InetAddress address, int port) {
-        if (port < 1 || port > 65535) {
-            return CompletableFuture.failedFuture(
-                    new IllegalArgumentException("port: " + port + " (expected: 1-65535)"));
+        try {
+            Checks.port("port", port);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
         }
         Key key = new Key(protocol, Answering.unmapped(address), port);
         try {

@@ -1,5 +1,6 @@
 package io.portcullis.owner.docker;
 
+import io.portcullis.owner.checks.Checks;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +33,7 @@ public record ContainerInfo(
         public Published {
             Objects.requireNonNull(hostIp, "hostIp");
             Objects.requireNonNull(protocol, "protocol");
-            if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
-            }
+            Checks.port("port", port);
         }
 
         boolean answers(InetAddress target, int targetPort) {

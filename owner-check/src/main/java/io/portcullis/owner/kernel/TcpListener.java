@@ -1,5 +1,6 @@
 package io.portcullis.owner.kernel;
 
+import io.portcullis.owner.checks.Checks;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.Objects;
@@ -35,9 +36,7 @@ public record TcpListener(
         Objects.requireNonNull(family, "family");
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(v6Only, "v6Only");
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("port: " + port + " (expected: 0-65535)");
-        }
+        Checks.portOrZero("port", port);
         if (family == Family.INET && (address instanceof Inet6Address || mapped)) {
             throw new IllegalArgumentException("address: " + address + " (expected: IPv4 for an INET socket)");
         }

@@ -11,8 +11,17 @@ public final class Checks {
     private Checks() {}
 
     public static void port(String name, int port) {
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException(name + ": " + port + " (expected: 1-65535)");
+        port(name, port, 1, "1-65535");
+    }
+
+    /** A port, or 0 for none (a setting that may be left out). */
+    public static void portOrNone(String name, int port) {
+        port(name, port, 0, "0-65535, 0 for none");
+    }
+
+    private static void port(String name, int port, int min, String expected) {
+        if (port < min || port > 65535) {
+            throw new IllegalArgumentException(name + ": " + port + " (expected: " + expected + ")");
         }
     }
 

@@ -5,6 +5,7 @@ import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.decide.Times;
+import io.portcullis.relay.checks.Checks;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Verdict;
 import java.net.InetAddress;
@@ -32,9 +33,7 @@ record GatewayCheck(OwnerCheck owner, int uid, int port) {
 
     GatewayCheck {
         Objects.requireNonNull(owner, "owner");
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("port: " + port + " (expected: 0-65535)");
-        }
+        Checks.portOrNone("port", port);
     }
 
     /**

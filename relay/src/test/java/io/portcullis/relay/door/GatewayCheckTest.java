@@ -94,4 +94,25 @@ class GatewayCheckTest {
 
         assertEquals(expected, ((Verdict.Deny) verdict).code().code());
     }
+
+    @ParameterizedTest(name = "port {0} -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "0     | ok",
+                "1     | ok",
+                "65535 | ok",
+                "-1    | port: -1 (expected: 0-65535, 0 for none)",
+                "65536 | port: 65536 (expected: 0-65535, 0 for none)",
+            })
+    void thePortIsCheckedByTheRelaysOneCheckWithZeroForNone(int port, String expected) {
+        String seen;
+        try {
+            new GatewayCheck(query -> new CompletableFuture<>(), GATEWAY_UID, port);
+            seen = "ok";
+        } catch (IllegalArgumentException e) {
+            seen = e.getMessage();
+        }
+        assertEquals(expected, seen);
+    }
 }
