@@ -91,7 +91,7 @@ final class OwnerCommand implements Callable<Integer> {
         if (ConfigFiles.report(problems, err)) {
             return 2;
         }
-        Outcome outcome;
+        Printed outcome;
         try {
             outcome = outcome(host.orElseThrow(), parsed.orElseThrow());
         } catch (IOException e) {
@@ -106,9 +106,9 @@ final class OwnerCommand implements Callable<Integer> {
     }
 
     /** What is printed: an owner answer, or a manifest default's refusal before any owner check. */
-    record Outcome(Optional<String> code, String detail, OwnerEvidence evidence) {
-        static Outcome of(OwnerAnswer answer) {
-            return new Outcome(answer.code().map(OwnerCode::code), answer.detail(), answer.evidence());
+    record Printed(Optional<String> code, String detail, OwnerEvidence evidence) {
+        static Printed of(OwnerAnswer answer) {
+            return new Printed(answer.code().map(OwnerCode::code), answer.detail(), answer.evidence());
         }
 
         String json() {
@@ -150,7 +150,7 @@ final class OwnerCommand implements Callable<Integer> {
     }
 
     /** The owner check's answer, over the policy's judge built as the relay builds it. */
-    private Outcome outcome(HostConfig host, Target parsed) throws IOException {
+    private Printed outcome(HostConfig host, Target parsed) throws IOException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try (ManagedOwnerCheck owner = OwnerChecks.system(host.owner(), WallProcesses.withSelf());
                 PolicyJudges.Standalone judged = PolicyJudges.standalone(host, group.next(), owner)) {
@@ -160,12 +160,12 @@ final class OwnerCommand implements Callable<Integer> {
         }
     }
 
-    private Outcome outcome(PolicyJudges.Standalone judged, OwnerCheck owner, Target parsed) {
+    private Printed outcome(PolicyJudges.Standalone judged, OwnerCheck owner, Target parsed) {
         if (manifestDefault) {
             // The relay refuses such a default before it asks the owner check, so this prints no evidence.
             Optional<Verdict.Deny> refusal = judged.rules().defaultRefusal(parsed);
             if (refusal.isPresent()) {
-                return new Outcome(
+                return new Printed(
                         Optional.of(refusal.get().code().code()), refusal.get().detail(), OwnerEvidence.NONE);
             }
         }
@@ -176,7 +176,7 @@ final class OwnerCommand implements Callable<Integer> {
                 address,
                 parsed.port(),
                 hostOwn(judged, address, owner));
-        return Outcome.of(owner.check(query)
+        return Printed.of(owner.check(query)
                 .completeOnTimeout(
                         OwnerAnswer.deny(
                                 OwnerCode.ERROR, "no answer within " + WAIT_SECONDS + " s", OwnerEvidence.NONE),

@@ -6,8 +6,8 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.portcullis.relay.ops.Replies;
 import io.portcullis.relay.ops.Reply;
+import io.portcullis.relay.ops.ReplyWriter;
 import io.portcullis.relay.ops.Routes;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -42,7 +42,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         if (request.decoderResult().isFailure()) {
-            Replies.write(
+            ReplyWriter.write(
                     ctx,
                     Reply.errors(
                             HttpResponseStatus.BAD_REQUEST,
@@ -55,7 +55,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         Optional<CompletableFuture<Reply>> operator = routes.answer(method, path);
         if (operator.isPresent()) {
             operator.get().thenAccept(answer -> logAnswer(method, path, answer));
-            Replies.write(ctx, operator.get(), method.equals(HttpMethod.HEAD));
+            ReplyWriter.write(ctx, operator.get(), method.equals(HttpMethod.HEAD));
             return;
         }
         String body = request.content().toString(StandardCharsets.UTF_8);
@@ -78,7 +78,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         } catch (RejectedExecutionException closing) {
             reply.complete(Reply.errors(HttpResponseStatus.SERVICE_UNAVAILABLE, List.of("daemon: closing")));
         }
-        Replies.write(ctx, reply, false);
+        ReplyWriter.write(ctx, reply, false);
     }
 
     /**

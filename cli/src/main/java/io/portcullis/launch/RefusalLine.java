@@ -42,7 +42,7 @@ public record RefusalLine(int gatewayUid, String origin) {
             return Optional.empty();
         }
         DenyCode code = settled.get();
-        String outcome = decision.verdict() == Decision.Outcome.DENY ? "refused" : "failed";
+        String outcome = decision.verdict() == Decision.Result.DENY ? "refused" : "failed";
         String why = code.sentence() + whatToChange(code, decision);
         return Optional.of(ControlEscapes.escaped(
                 "portcullis: " + outcome + " " + what(decision) + ": " + code.code() + " (" + why + ")"));

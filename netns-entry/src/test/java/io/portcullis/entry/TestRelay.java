@@ -21,7 +21,7 @@ final class TestRelay implements AutoCloseable {
     private final Path socket;
     private final int server;
     private final List<Receiver.Wanted> wanted;
-    private final BlockingQueue<Receiver.Outcome> outcomes = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Receiver.Received> outcomes = new LinkedBlockingQueue<>();
     private final ConcurrentLinkedQueue<Integer> held = new ConcurrentLinkedQueue<>();
     private final Thread acceptor;
 
@@ -42,8 +42,8 @@ final class TestRelay implements AutoCloseable {
     }
 
     /** What the next hand-over came to, waiting up to 5 s. */
-    Receiver.Outcome nextOutcome() throws InterruptedException {
-        Receiver.Outcome outcome = outcomes.poll(5, TimeUnit.SECONDS);
+    Receiver.Received nextOutcome() throws InterruptedException {
+        Receiver.Received outcome = outcomes.poll(5, TimeUnit.SECONDS);
         if (outcome == null) {
             throw new AssertionError("no hand-over reached the relay within 5 s");
         }
@@ -79,7 +79,7 @@ final class TestRelay implements AutoCloseable {
 
     private void handle(int connection) {
         try {
-            Receiver.Outcome outcome =
+            Receiver.Received outcome =
                     Receiver.receive(connection, Posix.peerPid(connection), EntryProcess.KEY, wanted, 5000);
             String answer = switch (outcome) {
                 case Receiver.Accepted accepted -> {

@@ -34,12 +34,12 @@ final class OwnerJudge {
             .thenComparingLong(TcpListener::inode);
 
     private final OwnerConfig config;
-    private final Rules rules;
+    private final OwnerRules rules;
     private final Sources sources;
 
     OwnerJudge(OwnerConfig config, WallProcesses wall, Sources sources) {
         this.config = config;
-        this.rules = new Rules(config, wall);
+        this.rules = new OwnerRules(config, wall);
         this.sources = sources;
     }
 

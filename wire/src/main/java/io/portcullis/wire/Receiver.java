@@ -44,10 +44,10 @@ public final class Receiver {
     public record Held(Handoff.Socket socket, int fd) {}
 
     /** What the hand-over came to. */
-    public sealed interface Outcome permits Accepted, Refused, Unkeyed {}
+    public sealed interface Received permits Accepted, Refused, Unkeyed {}
 
     /** @param namespace the network namespace's inode that every socket shares with the peer */
-    public record Accepted(List<Held> sockets, long namespace) implements Outcome {
+    public record Accepted(List<Held> sockets, long namespace) implements Received {
         public Accepted {
             sockets = List.copyOf(sockets);
         }
@@ -57,14 +57,14 @@ public final class Receiver {
      * Refused for {@code reason}, a message that carried the spawn's key; every descriptor received
      * is closed already.
      */
-    public record Refused(String reason) implements Outcome {}
+    public record Refused(String reason) implements Received {}
 
     /**
      * Refused for {@code reason} before the spawn's key was read whole, or because it was not the
      * spawn's: whoever sent it did not show it holds the key, so the hand-over is still the real
      * entry's to make. Every descriptor received is closed already.
      */
-    public record Unkeyed(String reason) implements Outcome {}
+    public record Unkeyed(String reason) implements Received {}
 
     /** Why a message with another key is refused; it says nothing of either key. */
     public static final String WRONG_KEY = "the message does not carry this spawn's hand-over key (expected: the"
@@ -108,7 +108,7 @@ public final class Receiver {
      * {@code timeoutMillis}, judges its key against {@code key} as soon as the key is there, then
      * checks it against {@code wanted}. The caller answers the peer.
      */
-    public static Outcome receive(
+    public static Received receive(
             int connection, long peerPid, Handoff.Key key, List<Wanted> wanted, int timeoutMillis) {
         List<Integer> fds = new ArrayList<>();
         boolean keyed = false;
@@ -123,7 +123,7 @@ public final class Receiver {
                 unreadable = e;
             }
             ByteArrayOutputStream message = new ByteArrayOutputStream();
-            Optional<Outcome> problem = read(connection, key, timeoutMillis, fds, message, false);
+            Optional<Received> problem = read(connection, key, timeoutMillis, fds, message, false);
             if (problem.isPresent()) {
                 return problem.get();
             }
@@ -158,7 +158,7 @@ public final class Receiver {
      * whole and carries {@code key}; a problem before the key was judged is {@link Unkeyed}, and one
      * after it {@link Refused}.
      */
-    private static Optional<Outcome> read(
+    private static Optional<Received> read(
             int connection,
             Handoff.Key key,
             int timeoutMillis,
@@ -195,7 +195,7 @@ public final class Receiver {
             }
             bytes.writeBytes(received.data());
             if (!keyed) {
-                Optional<Outcome> unkeyed = judgeKey(bytes.toByteArray(), key);
+                Optional<Received> unkeyed = judgeKey(bytes.toByteArray(), key);
                 if (unkeyed.isPresent()) {
                     return unkeyed;
                 }
@@ -225,7 +225,7 @@ public final class Receiver {
     }
 
     /** Whether the bytes so far show another magic or another key; empty while they may still be the spawn's. */
-    private static Optional<Outcome> judgeKey(byte[] start, Handoff.Key key) {
+    private static Optional<Received> judgeKey(byte[] start, Handoff.Key key) {
         if (start.length >= 4 && !Handoff.magic(Arrays.copyOf(start, 4))) {
             return Optional.of(new Unkeyed("the message is not a hand-over (expected: " + Handoff.EXPECTED + ")"));
         }
@@ -235,11 +235,11 @@ public final class Receiver {
         return Optional.empty();
     }
 
-    private static Optional<Outcome> refusal(boolean keyed, String why) {
+    private static Optional<Received> refusal(boolean keyed, String why) {
         return Optional.of(keyed ? new Refused(why) : new Unkeyed(why));
     }
 
-    private static Outcome check(byte[] bytes, List<Integer> fds, Namespace peer, List<Wanted> wanted)
+    private static Received check(byte[] bytes, List<Integer> fds, Namespace peer, List<Wanted> wanted)
             throws IOException {
         Handoff handoff;
         try {
@@ -255,7 +255,7 @@ public final class Receiver {
         for (int i = 0; i < fds.size(); i++) {
             claimed.add(new Held(handoff.sockets().get(i), fds.get(i)));
         }
-        Outcome outcome = check(
+        Received outcome = check(
                 claimed,
                 (fd, udp) -> sameNamespace(fd, peer, udp),
                 "made in another network namespace than the entry's (expected: the entry's own)",
@@ -280,7 +280,7 @@ public final class Receiver {
      *
      * @param elsewhere why a socket that {@code home} does not hold is refused
      */
-    private static Outcome check(List<Held> claimed, Home home, String elsewhere, List<Wanted> wanted, long inode)
+    private static Received check(List<Held> claimed, Home home, String elsewhere, List<Wanted> wanted, long inode)
             throws IOException {
         Set<Handoff.Socket> seen = new HashSet<>();
         for (int i = 0; i < claimed.size(); i++) {
@@ -339,7 +339,7 @@ public final class Receiver {
      * DNS socket and the named ones may be missing, as in a hand-over (decision D29). Takes the descriptors:
      * accepted, they are the caller's (non-blocking); refused, every one is closed.
      */
-    public static Outcome restore(Carried carried, List<Wanted> wanted) {
+    public static Received restore(Carried carried, List<Wanted> wanted) {
         List<Held> claimed = carried.sockets();
         Origin origin = carried.origin();
         boolean accepted = false;
@@ -348,7 +348,7 @@ public final class Receiver {
                 return new Refused(claimed.size() + " sockets (expected: 1-" + Handoff.MAX_SOCKETS + ")");
             }
             List<Wanted> relaxed = origin.cookie() == Posix.ownNamespaceCookie() ? relaxed(wanted) : wanted;
-            Outcome outcome = check(
+            Received outcome = check(
                     claimed,
                     (fd, udp) -> Posix.namespaceCookie(fd) == origin.cookie(),
                     "made in another network namespace than the spawn's (expected: net:[" + origin.inode() + "])",
@@ -378,7 +378,7 @@ public final class Receiver {
         List<Integer> fds = new ArrayList<>();
         try {
             ByteArrayOutputStream message = new ByteArrayOutputStream();
-            Optional<Outcome> problem = read(connection, key, timeoutMillis, fds, message, true);
+            Optional<Received> problem = read(connection, key, timeoutMillis, fds, message, true);
             if (problem.isPresent()) {
                 throw new IOException(
                         switch (problem.get()) {

@@ -50,7 +50,7 @@ class ReceiverKeyTest {
     }
 
     /** Sends {@code message} (with the proxy socket attached), then closes when {@code close}; what the relay's side makes of it. */
-    private Receiver.Outcome receive(byte[] message, boolean close) throws IOException {
+    private Receiver.Received receive(byte[] message, boolean close) throws IOException {
         int client = Posix.connectUnix(directory.resolve("relay.sock").toString(), 5000);
         int connection = Posix.accept(server);
         try {
@@ -58,7 +58,7 @@ class ReceiverKeyTest {
             if (close) {
                 Posix.closeQuietly(client);
             }
-            Receiver.Outcome outcome = Receiver.receive(
+            Receiver.Received outcome = Receiver.receive(
                     connection,
                     ProcessHandle.current().pid(),
                     KEY,
@@ -80,7 +80,7 @@ class ReceiverKeyTest {
 
     @Test
     void aGoodHandOverWithTheSpawnsKeyIsAccepted() throws IOException {
-        Receiver.Outcome outcome = receive(message(KEY), false);
+        Receiver.Received outcome = receive(message(KEY), false);
 
         assertEquals(
                 List.of(socket),
@@ -90,7 +90,7 @@ class ReceiverKeyTest {
 
     @Test
     void aGoodHandOverWithAnotherKeyIsUnkeyed() throws IOException {
-        Receiver.Outcome outcome = receive(message(OTHER), false);
+        Receiver.Received outcome = receive(message(OTHER), false);
 
         assertEquals(new Receiver.Unkeyed(Receiver.WRONG_KEY), outcome);
     }
@@ -129,7 +129,7 @@ class ReceiverKeyTest {
                         .encode();
         };
 
-        Receiver.Outcome got = receive(bytes, true);
+        Receiver.Received got = receive(bytes, true);
 
         assertEquals(
                 outcome,

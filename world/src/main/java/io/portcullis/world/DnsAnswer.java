@@ -60,7 +60,8 @@ public sealed interface DnsAnswer {
 
     /** The given address literals (both families may be mixed). */
     static DnsAnswer of(String... literals) {
-        return new Addresses(Arrays.stream(literals).map(Literals::address).toList());
+        return new Addresses(
+                Arrays.stream(literals).map(LiteralAddresses::address).toList());
     }
 
     static DnsAnswer of(List<InetAddress> addresses) {
@@ -76,7 +77,8 @@ public sealed interface DnsAnswer {
     static DnsAnswer truncated(int fit, String... literals) {
         return new Truncated(
                 fit,
-                new Addresses(Arrays.stream(literals).map(Literals::address).toList()));
+                new Addresses(
+                        Arrays.stream(literals).map(LiteralAddresses::address).toList()));
     }
 
     static DnsAnswer nxdomain() {

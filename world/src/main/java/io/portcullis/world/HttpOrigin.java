@@ -59,8 +59,8 @@ final class HttpOrigin implements Origin {
     private void answer(Socket socket, String head, String record) throws IOException {
         String[] requestLine = head.lines().findFirst().orElse("").split(" ", 3);
         String body = "{\"origin\":" + quote(name)
-                + ",\"local\":" + quote(Literals.text((InetSocketAddress) socket.getLocalSocketAddress()))
-                + ",\"peer\":" + quote(Literals.text((InetSocketAddress) socket.getRemoteSocketAddress()))
+                + ",\"local\":" + quote(LiteralAddresses.text((InetSocketAddress) socket.getLocalSocketAddress()))
+                + ",\"peer\":" + quote(LiteralAddresses.text((InetSocketAddress) socket.getRemoteSocketAddress()))
                 + ",\"tls\":" + (socket instanceof SSLSocket)
                 + ",\"method\":" + quote(requestLine[0])
                 + ",\"target\":" + quote(requestLine.length > 1 ? requestLine[1] : "")

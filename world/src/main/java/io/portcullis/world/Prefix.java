@@ -27,7 +27,8 @@ public record Prefix(InetAddress network, int length) {
             throw new IllegalArgumentException("prefix: " + text + " (expected: address/length)");
         }
         try {
-            return new Prefix(Literals.address(text.substring(0, slash)), Integer.parseInt(text.substring(slash + 1)));
+            return new Prefix(
+                    LiteralAddresses.address(text.substring(0, slash)), Integer.parseInt(text.substring(slash + 1)));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("prefix: " + text + " (expected: address/length)", e);
         }

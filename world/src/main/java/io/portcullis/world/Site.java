@@ -19,8 +19,8 @@ public record Site(String role, List<Prefix> prefixes, List<InetAddress> hosts) 
                 "inet",
                 List.of(Prefix.parse("93.184.77.0/24"), Prefix.parse("2001:4860:77::/64")),
                 List.of(
-                        Literals.address("93.184.77.10"), Literals.address("93.184.77.11"),
-                        Literals.address("2001:4860:77::10"), Literals.address("2001:4860:77::11")));
+                        LiteralAddresses.address("93.184.77.10"), LiteralAddresses.address("93.184.77.11"),
+                        LiteralAddresses.address("2001:4860:77::10"), LiteralAddresses.address("2001:4860:77::11")));
     }
 
     /** Private LAN space: reachable only as a listed target. */
@@ -29,9 +29,9 @@ public record Site(String role, List<Prefix> prefixes, List<InetAddress> hosts) 
                 "lan",
                 List.of(Prefix.parse("192.168.77.0/24"), Prefix.parse("fd77:77::/64")),
                 List.of(
-                        Literals.address("192.168.77.10"),
-                        Literals.address("192.168.77.11"),
-                        Literals.address("fd77:77::10")));
+                        LiteralAddresses.address("192.168.77.10"),
+                        LiteralAddresses.address("192.168.77.11"),
+                        LiteralAddresses.address("fd77:77::10")));
     }
 
     public Site {

@@ -152,7 +152,7 @@ public final class ZoneDnsServer implements AutoCloseable {
 
     /** {@code ip:port}, the form of the host configuration's {@code dns.servers}. */
     public String hostConfigForm() {
-        return Literals.text(address());
+        return LiteralAddresses.text(address());
     }
 
     @Override

@@ -21,7 +21,7 @@ class PrefixTest {
         "2001:4860:77::/64, 93.184.77.1, false",
     })
     void contains(String prefix, String address, boolean expected) {
-        assertEquals(expected, Prefix.parse(prefix).contains(Literals.address(address)));
+        assertEquals(expected, Prefix.parse(prefix).contains(LiteralAddresses.address(address)));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -48,7 +48,7 @@ class PrefixTest {
         "2001:4860:77::/64, 16, 2001:4860:77::10",
     })
     void at(String prefix, int offset, String expected) {
-        assertEquals(Literals.address(expected), Prefix.parse(prefix).at(offset));
+        assertEquals(LiteralAddresses.address(expected), Prefix.parse(prefix).at(offset));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -63,6 +63,6 @@ class PrefixTest {
         "93.184.77.10, 93.184.77.10",
     })
     void rfc5952Text(String address, String text) {
-        assertEquals(text, Literals.text(Literals.address(address)));
+        assertEquals(text, LiteralAddresses.text(LiteralAddresses.address(address)));
     }
 }

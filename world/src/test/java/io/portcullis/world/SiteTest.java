@@ -14,10 +14,10 @@ class SiteTest {
     @Test
     void theWorldTakesTheFirstAddressOfEachPrefix() {
         assertEquals(
-                List.of(Literals.address("93.184.77.1"), Literals.address("2001:4860:77::1")),
+                List.of(LiteralAddresses.address("93.184.77.1"), LiteralAddresses.address("2001:4860:77::1")),
                 Site.internet().gateways());
-        assertTrue(Site.internet().owns(Literals.address("93.184.77.1")));
-        assertTrue(Site.lan().owns(Literals.address("192.168.77.10")));
+        assertTrue(Site.internet().owns(LiteralAddresses.address("93.184.77.1")));
+        assertTrue(Site.lan().owns(LiteralAddresses.address("192.168.77.10")));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -33,7 +33,8 @@ class SiteTest {
                 message,
                 assertThrows(
                                 IllegalArgumentException.class,
-                                () -> new Site(role, List.of(Prefix.parse(prefix)), List.of(Literals.address(host))))
+                                () -> new Site(
+                                        role, List.of(Prefix.parse(prefix)), List.of(LiteralAddresses.address(host))))
                         .getMessage());
     }
 }

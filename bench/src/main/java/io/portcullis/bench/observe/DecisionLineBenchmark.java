@@ -44,7 +44,7 @@ public class DecisionLineBenchmark {
             Optional.of("127.0.0.1:37701"),
             List.of(LOOPBACK),
             Optional.of(new InetSocketAddress(LOOPBACK, 37701)),
-            Decision.Outcome.ALLOW,
+            Decision.Result.ALLOW,
             Optional.empty(),
             "listed entry 127.0.0.1:37701 (tcp)",
             Optional.of(new OwnerEvidence(
@@ -84,7 +84,7 @@ public class DecisionLineBenchmark {
             Optional.of("169.254.169.254:80"),
             List.of(),
             Optional.empty(),
-            Decision.Outcome.DENY,
+            Decision.Result.DENY,
             DenyCode.of("not-global-unicast"),
             "169.254.169.254:80: 169.254.169.254 is link-local (169.254.0.0/16)",
             Optional.empty(),

@@ -85,7 +85,7 @@ public class PolicyBenchmark {
         Resolver warm = name -> CompletableFuture.completedFuture(
                 ANSWERS.containsKey(name)
                         ? Resolution.resolved(ANSWERS.get(name))
-                        : Resolution.failed(Resolution.Outcome.FAILED, name));
+                        : Resolution.failed(Resolution.Status.FAILED, name));
         OwnAddresses own = new OwnAddresses(Set.copyOf(addresses("203.0.113.7", "192.168.1.2")));
         judge = new PolicyJudge(new Rules(HostConfig.DEFAULTS), warm, () -> own, OwnerCheck.failClosed("bench"));
     }

@@ -122,8 +122,7 @@ public final class NettyResolver implements Resolver, AutoCloseable {
             var timer = loop.schedule(
                     () -> {
                         if (result.complete(Resolution.failed(
-                                Resolution.Outcome.TIMEOUT,
-                                name + " gave no answer within " + timeoutMillis + " ms"))) {
+                                Resolution.Status.TIMEOUT, name + " gave no answer within " + timeoutMillis + " ms"))) {
                             a.cancel(false);
                             aaaa.cancel(false);
                         }
@@ -140,7 +139,7 @@ public final class NettyResolver implements Resolver, AutoCloseable {
             a.addListener(both);
             aaaa.addListener(both);
         } catch (RuntimeException e) {
-            result.complete(Resolution.failed(Resolution.Outcome.FAILED, name + ": " + e));
+            result.complete(Resolution.failed(Resolution.Status.FAILED, name + ": " + e));
         }
         return result;
     }
@@ -156,20 +155,20 @@ public final class NettyResolver implements Resolver, AutoCloseable {
             if (v4.outcome() == worst) {
                 return v4;
             }
-            if (v6.outcome() == worst) {
+            if (v6.status() == worst) {
                 return v6;
             }
         }
         List<InetAddress> all = new ArrayList<>(v4.addresses());
         all.addAll(v6.addresses());
         return all.isEmpty()
-                ? Resolution.failed(Resolution.Outcome.EMPTY, name + " has no A or AAAA record")
+                ? Resolution.failed(Resolution.Status.EMPTY, name + " has no A or AAAA record")
                 : Resolution.resolved(all);
     }
 
     private static Resolution answer(String name, List<InetAddress> addresses) {
         return addresses == null || addresses.isEmpty()
-                ? Resolution.failed(Resolution.Outcome.EMPTY, name + " has no A or AAAA record")
+                ? Resolution.failed(Resolution.Status.EMPTY, name + " has no A or AAAA record")
                 : Resolution.resolved(addresses);
     }
 
@@ -195,10 +194,10 @@ public final class NettyResolver implements Resolver, AutoCloseable {
         Optional<String> unsent = Optional.empty();
         for (Throwable t = cause; t != null; t = t.getCause()) {
             if (t instanceof DnsNameResolverTimeoutException) {
-                return Resolution.failed(Resolution.Outcome.TIMEOUT, name + " timed out: " + oneLine(t));
+                return Resolution.failed(Resolution.Status.TIMEOUT, name + " timed out: " + oneLine(t));
             }
             if (t instanceof DnsErrorCauseException error) {
-                return Resolution.failed(Resolution.Outcome.FAILED, name + ": " + error.getCode());
+                return Resolution.failed(Resolution.Status.FAILED, name + ": " + error.getCode());
             }
             if (t instanceof DnsNameResolverException query && unsent.isEmpty()) {
                 unsent = unsent(query);
@@ -206,14 +205,14 @@ public final class NettyResolver implements Resolver, AutoCloseable {
             unknown |= t instanceof UnknownHostException;
         }
         if (unknown && hasTimeoutSuppressed(cause)) {
-            return Resolution.failed(Resolution.Outcome.TIMEOUT, name + " timed out");
+            return Resolution.failed(Resolution.Status.TIMEOUT, name + " timed out");
         }
         if (unsent.isPresent()) {
             return Resolution.failed(Resolution.Outcome.UNREACHABLE, name + ": " + unsent.get());
         }
         return unknown
-                ? Resolution.failed(Resolution.Outcome.EMPTY, name + " has no A or AAAA record")
-                : Resolution.failed(Resolution.Outcome.FAILED, name + ": " + oneLine(cause));
+                ? Resolution.failed(Resolution.Status.EMPTY, name + " has no A or AAAA record")
+                : Resolution.failed(Resolution.Status.FAILED, name + ": " + oneLine(cause));
     }
 
     /** A query that never left: the socket's own error under netty's, with the server it was for. */

@@ -34,14 +34,14 @@ final class DoorRequest {
     private DoorRequest() {}
 
     /** The outcome: a refusal, or the request to forward and the route it matched. */
-    sealed interface Outcome permits Refused, Forward {}
+    sealed interface Checked permits Refused, Forward {}
 
-    record Refused(DenyCode code) implements Outcome {}
+    record Refused(DenyCode code) implements Checked {}
 
-    record Forward(SpawnPolicy.Route route, Outgoing outgoing) implements Outcome {}
+    record Forward(SpawnPolicy.Route route, Outgoing outgoing) implements Checked {}
 
     /** @param gatewayPort the gateway's real port, named in the forwarded {@code Host} */
-    static Outcome judge(RequestHead head, SpawnPolicy.Door door, DoorToken token, long bodyLimit, int gatewayPort) {
+    static Checked judge(RequestHead head, SpawnPolicy.Door door, DoorToken token, long bodyLimit, int gatewayPort) {
         Framing framing;
         try {
             framing = Framing.of(head);

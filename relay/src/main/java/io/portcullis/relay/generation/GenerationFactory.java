@@ -67,7 +67,7 @@ public final class GenerationFactory implements AutoCloseable {
 
     /** The resolver of a generation whose every lookup is the relay's own: it resolves nothing. */
     private static final Resolver NO_NAMES = name -> CompletableFuture.completedFuture(
-            Resolution.failed(Resolution.Outcome.FAILED, "this relay resolves no names (its judge is the embedder's)"));
+            Resolution.failed(Resolution.Status.FAILED, "this relay resolves no names (its judge is the embedder's)"));
 
     /**
      * A generation's DNS: the resolver, the same resolver timed (for the lookups of decisions),

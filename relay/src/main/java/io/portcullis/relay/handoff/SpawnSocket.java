@@ -279,7 +279,7 @@ public final class SpawnSocket implements AutoCloseable {
      * connection's loop to write.
      */
     private Runnable read(Channel channel, int fd, Transport.Peer entry) {
-        Receiver.Outcome outcome = Receiver.receive(fd, entry.pid(), key, context.wanted(), context.timeoutMillis());
+        Receiver.Received outcome = Receiver.receive(fd, entry.pid(), key, context.wanted(), context.timeoutMillis());
         if (outcome instanceof Receiver.Unkeyed unkeyed) {
             return () -> unkeyed(channel, entry, unkeyed.reason());
         }
@@ -289,12 +289,12 @@ public final class SpawnSocket implements AutoCloseable {
         }
         channel.parent().close(); // the spawn's listening socket
         remove();
-        Receiver.Outcome result = outcome instanceof Receiver.Accepted accepted ? use(fd, entry, accepted) : outcome;
+        Receiver.Received result = outcome instanceof Receiver.Accepted accepted ? use(fd, entry, accepted) : outcome;
         return () -> answer(channel, result);
     }
 
     /** Checks where the entry runs (decision D69), then puts its sockets to use; refused, they are closed. */
-    private Receiver.Outcome use(int fd, Transport.Peer entry, Receiver.Accepted accepted) {
+    private Receiver.Received use(int fd, Transport.Peer entry, Receiver.Accepted accepted) {
         Optional<String> problem =
                 SharedPids.check(fd, entry, context.sharedPids().getAsBoolean());
         if (problem.isPresent()) {
@@ -302,16 +302,16 @@ public final class SpawnSocket implements AutoCloseable {
         } else {
             problem = adopt.apply(accepted);
         }
-        return problem.<Receiver.Outcome>map(Receiver.Refused::new).orElse(accepted);
+        return problem.<Receiver.Received>map(Receiver.Refused::new).orElse(accepted);
     }
 
-    private static void close(Receiver.Outcome outcome) {
+    private static void close(Receiver.Received outcome) {
         if (outcome instanceof Receiver.Accepted accepted) {
             accepted.sockets().forEach(held -> Posix.closeQuietly(held.fd()));
         }
     }
 
-    private void answer(Channel channel, Receiver.Outcome outcome) {
+    private void answer(Channel channel, Receiver.Received outcome) {
         switch (outcome) {
             case Receiver.Accepted accepted -> {
                 handedOver.complete(accepted);

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * One request and its one answer between a client and its connected upstream (SPEC R10, R13):
  * the {@link Outgoing} head, the client's body re-framed by {@link BodyDecoder}, then the answer
  * read with Netty's HTTP client codec (strict line parsing, RFC 9112 transfer codings) and
- * written back by {@link Answer} with {@code Connection: close}. Then both sides close: a second
+ * written back by {@link UpstreamAnswer} with {@code Connection: close}. Then both sides close: a second
  * request on the connection is read and dropped, never sent. Everything runs on the client's
  * event loop, where the upstream channel lives too.
  */
@@ -140,7 +140,7 @@ public final class Exchange {
         upstream.pipeline()
                 .addLast(
                         "answer",
-                        new Answer(
+                        new UpstreamAnswer(
                                 exchange,
                                 client,
                                 outgoing.request().method().equals(HttpMethod.HEAD),

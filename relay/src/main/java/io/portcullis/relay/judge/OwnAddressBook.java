@@ -104,7 +104,7 @@ public final class OwnAddressBook implements Supplier<OwnAddresses>, AutoCloseab
         for (String name : names) {
             lookups.add(resolver.resolve(name).whenComplete((resolution, failure) -> {
                 boolean resolved = failure == null
-                        && resolution.outcome() == Resolution.Outcome.RESOLVED
+                        && resolution.status() == Resolution.Status.RESOLVED
                         && !resolution.addresses().isEmpty();
                 synchronized (lastByName) {
                     if (resolved) {

@@ -63,7 +63,7 @@ public record Decision(
         Optional<String> target,
         List<InetAddress> resolved,
         Optional<InetSocketAddress> dialed,
-        Outcome verdict,
+        Result verdict,
         Optional<DenyCode> code,
         String reason,
         Optional<OwnerEvidence> owner,
@@ -79,7 +79,7 @@ public record Decision(
         @JsonIgnore Optional<String> method) {
 
     /** What the relay did with the connection: the line's {@code verdict}. */
-    public enum Outcome {
+    public enum Result {
         ALLOW("allow"),
         DENY("deny"),
         /** Allowed, but the upstream failed or the relay did. */
@@ -87,7 +87,7 @@ public record Decision(
 
         private final String text;
 
-        Outcome(String text) {
+        Result(String text) {
             this.text = text;
         }
 
@@ -202,7 +202,7 @@ public record Decision(
         Objects.requireNonNull(shadow, "shadow");
         Objects.requireNonNull(upstream, "upstream");
         Objects.requireNonNull(method, "method");
-        if ((verdict == Outcome.ALLOW) == code.isPresent()) {
+        if ((verdict == Result.ALLOW) == code.isPresent()) {
             throw new IllegalArgumentException("code: " + code + " (expected: empty exactly when allowed)");
         }
         if (generation < 0 || revision < 0) {
@@ -217,6 +217,6 @@ public record Decision(
 
     /** Whether the relay let the connection through. */
     public boolean allowed() {
-        return verdict == Outcome.ALLOW;
+        return verdict == Result.ALLOW;
     }
 }

@@ -26,7 +26,7 @@ final class OpsHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         if (request.decoderResult().isFailure()) {
-            Replies.write(
+            ReplyWriter.write(
                     ctx,
                     Reply.errors(
                             BAD_REQUEST,
@@ -43,7 +43,7 @@ final class OpsHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         HttpMethod method = request.method();
         reply.thenAccept(answer -> log.debug(
                 "metrics listener: {} {}: {}", method, path, answer.status().code()));
-        Replies.write(ctx, reply, method.equals(HttpMethod.HEAD));
+        ReplyWriter.write(ctx, reply, method.equals(HttpMethod.HEAD));
     }
 
     @Override

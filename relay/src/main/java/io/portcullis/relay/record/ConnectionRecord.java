@@ -229,7 +229,7 @@ public final class ConnectionRecord {
         }
     }
 
-    private record Settled(Decision.Outcome outcome, DenyCode code) {}
+    private record Settled(Decision.Result outcome, DenyCode code) {}
 
     /**
      * What the spawn's judge answered: the addresses, what the owner check saw, and the shadow
@@ -324,7 +324,7 @@ public final class ConnectionRecord {
                 target,
                 resolved,
                 dialed,
-                settled.map(Settled::outcome).orElse(Decision.Outcome.ALLOW),
+                settled.map(Settled::outcome).orElse(Decision.Result.ALLOW),
                 settled.map(Settled::code),
                 bounded(reason.orElse(settled.isEmpty() ? "allowed" : "")),
                 owner,

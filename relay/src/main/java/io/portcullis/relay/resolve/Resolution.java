@@ -7,13 +7,13 @@ import java.util.Objects;
 /**
  * What a name resolved to.
  *
- * @param addresses in answer order; non-empty exactly when {@code outcome} is {@link Outcome#RESOLVED}
+ * @param addresses in answer order; non-empty exactly when {@code status} is {@link Status#RESOLVED}
  * @param detail one line on what happened
  */
-public record Resolution(Outcome outcome, List<InetAddress> addresses, String detail) {
+public record Resolution(Status status, List<InetAddress> addresses, String detail) {
 
     /** How resolution ended. */
-    public enum Outcome {
+    public enum Status {
         RESOLVED,
         /** The name does not exist, or the servers failed or refused. */
         FAILED,
@@ -29,20 +29,20 @@ public record Resolution(Outcome outcome, List<InetAddress> addresses, String de
     }
 
     public Resolution {
-        Objects.requireNonNull(outcome, "outcome");
+        Objects.requireNonNull(status, "status");
         addresses = List.copyOf(addresses);
         Objects.requireNonNull(detail, "detail");
-        if ((outcome == Outcome.RESOLVED) == addresses.isEmpty()) {
+        if ((status == Status.RESOLVED) == addresses.isEmpty()) {
             throw new IllegalArgumentException(
                     "addresses: " + addresses + " (expected: non-empty exactly when resolved)");
         }
     }
 
     public static Resolution resolved(List<InetAddress> addresses) {
-        return new Resolution(Outcome.RESOLVED, addresses, "resolved");
+        return new Resolution(Status.RESOLVED, addresses, "resolved");
     }
 
-    public static Resolution failed(Outcome outcome, String detail) {
-        return new Resolution(outcome, List.of(), detail);
+    public static Resolution failed(Status status, String detail) {
+        return new Resolution(status, List.of(), detail);
     }
 }

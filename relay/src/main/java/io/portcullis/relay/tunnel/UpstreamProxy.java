@@ -192,7 +192,7 @@ public final class UpstreamProxy {
                 ? CompletableFuture.completedFuture(
                         route.judge(List.of(proxy.literal().orElseThrow()), allow))
                 : resolver.resolve(proxy.host())
-                        .thenApply(resolution -> resolution.outcome() == Resolution.Outcome.RESOLVED
+                        .thenApply(resolution -> resolution.status() == Resolution.Status.RESOLVED
                                 ? route.judge(resolution.addresses(), allow)
                                 : new UpstreamRoute.Unusable(
                                         DenyCode.UPSTREAM_FAILED,

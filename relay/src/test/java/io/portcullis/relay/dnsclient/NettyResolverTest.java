@@ -75,10 +75,10 @@ class NettyResolverTest {
             fail.test    | FAILED   |
             slow.test    | TIMEOUT  |
             """)
-    void outcomes(String name, Resolution.Outcome outcome, String addresses) {
+    void outcomes(String name, Resolution.Status outcome, String addresses) {
         long start = System.nanoTime();
         Resolution resolution = resolver.resolve(name).join();
-        assertEquals(outcome, resolution.outcome(), resolution.detail());
+        assertEquals(outcome, resolution.status(), resolution.detail());
         assertEquals(
                 addresses == null ? List.of() : List.of(addresses.split(" ")),
                 resolution.addresses().stream().map(InetAddress::getHostAddress).toList());
@@ -88,7 +88,7 @@ class NettyResolverTest {
     @Test
     void etcHostsComesFirst() {
         Resolution resolution = resolver.resolve("localhost").join();
-        assertEquals(Resolution.Outcome.RESOLVED, resolution.outcome());
+        assertEquals(Resolution.Status.RESOLVED, resolution.status());
         assertEquals("127.0.0.1", resolution.addresses().get(0).getHostAddress());
     }
 
@@ -117,10 +117,10 @@ class NettyResolverTest {
 
             Resolution resolution = partial.resolve("big.test").join();
 
-            assertEquals(Resolution.Outcome.FAILED, resolution.outcome(), resolution.toString());
+            assertEquals(Resolution.Status.FAILED, resolution.status(), resolution.toString());
             assertEquals(
-                    Resolution.Outcome.FAILED,
-                    partial.resolve("cut-a.test").join().outcome(),
+                    Resolution.Status.FAILED,
+                    partial.resolve("cut-a.test").join().status(),
                     "the A answer is cut, the AAAA answer whole");
         }
     }
@@ -132,7 +132,7 @@ class NettyResolverTest {
         for (String name : List.of("port1.test", "port2.test", "port3.test")) {
             int before = server.udpSourcePorts().size();
             assertEquals(
-                    Resolution.Outcome.RESOLVED, resolver.resolve(name).join().outcome());
+                    Resolution.Status.RESOLVED, resolver.resolve(name).join().status());
             List<Integer> all = server.udpSourcePorts();
             assertEquals(2, all.size() - before, "one A and one AAAA query for " + name + ": " + all);
             ports.addAll(all.subList(before, all.size()));
@@ -155,11 +155,11 @@ class NettyResolverTest {
         "UNREACHABLE, TIMEOUT, TIMEOUT",
         "FAILED,   UNREACHABLE, FAILED"
     })
-    void oneFamilyThatFailsFailsTheName(Resolution.Outcome v4, Resolution.Outcome v6, Resolution.Outcome expected) {
+    void oneFamilyThatFailsFailsTheName(Resolution.Status v4, Resolution.Status v6, Resolution.Status expected) {
         assertEquals(
                 expected,
                 NettyResolver.combine("x.test", family(v4, "93.184.216.34"), family(v6, "2606:2800:220:1::1"))
-                        .outcome());
+                        .status());
     }
 
     @Test
@@ -225,8 +225,8 @@ class NettyResolverTest {
         }
     }
 
-    private static Resolution family(Resolution.Outcome outcome, String address) {
-        return outcome == Resolution.Outcome.RESOLVED
+    private static Resolution family(Resolution.Status outcome, String address) {
+        return outcome == Resolution.Status.RESOLVED
                 ? Resolution.resolved(List.of(literal(address)))
                 : Resolution.failed(outcome, outcome.toString());
     }

@@ -45,12 +45,12 @@ class DoorRequestTest {
         secret = Files.readString(dir.resolve("token"));
     }
 
-    private DoorRequest.Outcome judge(String head) {
+    private DoorRequest.Checked judge(String head) {
         RequestHead parsed = HeadParser.parse(head.replace("TOKEN", secret));
         return DoorRequest.judge(parsed, door, token, 1024, GATEWAY);
     }
 
-    private static Map<String, List<String>> fields(DoorRequest.Outcome outcome) {
+    private static Map<String, List<String>> fields(DoorRequest.Checked outcome) {
         HttpHeaders headers = assertInstanceOf(DoorRequest.Forward.class, outcome)
                 .outgoing()
                 .request()

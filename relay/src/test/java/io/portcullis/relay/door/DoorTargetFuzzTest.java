@@ -80,7 +80,7 @@ class DoorTargetFuzzTest {
         }
         SpawnPolicy.Door door = new SpawnPolicy.Door(
                 3001, List.of(new SpawnPolicy.Route("GET", target)), dir.resolve("token"), "X-Door-Token");
-        DoorRequest.Outcome outcome = DoorRequest.judge(head, door, token, 1024, GATEWAY);
+        DoorRequest.Checked outcome = DoorRequest.judge(head, door, token, 1024, GATEWAY);
         if (!clean) {
             assertEquals(new DoorRequest.Refused(DenyCode.DOOR_TARGET), outcome, target);
             return;

@@ -44,7 +44,7 @@ class OwnAddressBookTest {
     final Resolver resolver = name -> CompletableFuture.completedFuture(
             dns.containsKey(name)
                     ? Resolution.resolved(List.of(ip(dns.get(name))))
-                    : Resolution.failed(Resolution.Outcome.FAILED, name));
+                    : Resolution.failed(Resolution.Status.FAILED, name));
 
     static InetAddress ip(String text) {
         try {

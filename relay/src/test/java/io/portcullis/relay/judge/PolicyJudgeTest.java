@@ -82,14 +82,13 @@ class PolicyJudgeTest {
         resolved.add(name);
         String answer = DNS.get(name);
         if (answer == null) {
-            return CompletableFuture.completedFuture(Resolution.failed(Resolution.Outcome.FAILED, name + ": NXDOMAIN"));
+            return CompletableFuture.completedFuture(Resolution.failed(Resolution.Status.FAILED, name + ": NXDOMAIN"));
         }
         if (answer.equals("timeout")) {
-            return CompletableFuture.completedFuture(
-                    Resolution.failed(Resolution.Outcome.TIMEOUT, name + " timed out"));
+            return CompletableFuture.completedFuture(Resolution.failed(Resolution.Status.TIMEOUT, name + " timed out"));
         }
         if (answer.isEmpty()) {
-            return CompletableFuture.completedFuture(Resolution.failed(Resolution.Outcome.EMPTY, name + " has none"));
+            return CompletableFuture.completedFuture(Resolution.failed(Resolution.Status.EMPTY, name + " has none"));
         }
         return CompletableFuture.completedFuture(Resolution.resolved(addresses(answer)));
     };

@@ -25,7 +25,7 @@ public final class Decisions {
     private Optional<String> target = Optional.empty();
     private List<InetAddress> resolved = List.of();
     private Optional<InetSocketAddress> dialed = Optional.empty();
-    private Decision.Outcome verdict = Decision.Outcome.ALLOW;
+    private Decision.Result verdict = Decision.Result.ALLOW;
     private Optional<DenyCode> code = Optional.empty();
     private String reason = "allowed by test";
     private Optional<OwnerEvidence> owner = Optional.empty();
@@ -80,9 +80,9 @@ public final class Decisions {
     /** The line's verdict and code as they are written: {@code allow} with null, {@code deny} or {@code error} with a code. */
     public Decisions verdict(String outcome, String wireCode) {
         verdict = switch (outcome) {
-            case "allow" -> Decision.Outcome.ALLOW;
-            case "deny" -> Decision.Outcome.DENY;
-            case "error" -> Decision.Outcome.ERROR;
+            case "allow" -> Decision.Result.ALLOW;
+            case "deny" -> Decision.Result.DENY;
+            case "error" -> Decision.Result.ERROR;
             default -> throw new IllegalArgumentException("outcome: " + outcome + " (expected: allow, deny or error)");
         };
         code = Optional.ofNullable(wireCode)

@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * instead, as for a CONNECT the proxy refused: the relay's credentials were wrong or missing,
  * which is the operator's business, and the proxy's page names the corporate network.
  */
-final class Answer extends ChannelInboundHandlerAdapter {
-    private static final Logger log = LoggerFactory.getLogger(Answer.class);
+final class UpstreamAnswer extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(UpstreamAnswer.class);
     /**
      * Fields never passed back: hop-by-hop (RFC 9110 section 7.6.1), and a proxy's challenge, which
      * belongs to the relay's hop to an upstream proxy (SPEC R25), never to the client's.
@@ -85,7 +85,13 @@ final class Answer extends ChannelInboundHandlerAdapter {
     /** Writes to the client not yet done; the next read of the upstream waits for none. */
     private int unwritten;
 
-    Answer(Exchange exchange, Channel client, boolean headRequest, boolean viaProxy, boolean http11Client, long limit) {
+    UpstreamAnswer(
+            Exchange exchange,
+            Channel client,
+            boolean headRequest,
+            boolean viaProxy,
+            boolean http11Client,
+            long limit) {
         this.exchange = exchange;
         this.client = client;
         this.headRequest = headRequest;

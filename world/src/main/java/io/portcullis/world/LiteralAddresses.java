@@ -6,8 +6,8 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
 /** Address literals without DNS: {@link InetAddress#getByName} resolves names, which a world must never do. */
-final class Literals {
-    private Literals() {}
+final class LiteralAddresses {
+    private LiteralAddresses() {}
 
     static InetAddress address(String literal) {
         if (!literal.matches("[0-9.]+|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) {

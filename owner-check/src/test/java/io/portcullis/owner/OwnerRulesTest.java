@@ -20,7 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The R31 and R32 rules as tables, without a kernel or Docker. */
-class RulesTest {
+class OwnerRulesTest {
     private static final long WALL_PID = 99;
     private static final OwnerConfig CONFIG = new OwnerConfig(
             4100,
@@ -36,12 +36,12 @@ class RulesTest {
             Map.of("studio", Set.of("shared-db")),
             OwnerConfig.DEFAULT_DOCKER_ENDPOINT,
             Duration.ofSeconds(1));
-    private static final Rules RULES = rules();
+    private static final OwnerRules RULES = rules();
 
-    private static Rules rules() {
+    private static OwnerRules rules() {
         WallProcesses wall = new WallProcesses();
         wall.add(WALL_PID);
-        return new Rules(CONFIG, wall);
+        return new OwnerRules(CONFIG, wall);
     }
 
     /** Holders as {@code pid:cwd:exe:argv...}, joined by {@code ;}. */
@@ -69,7 +69,7 @@ class RulesTest {
     void theGatewayUsersSocket(Source source, String holders, String expected) {
         List<ProcessInfo> processes = holders.isEmpty()
                 ? List.of()
-                : Arrays.stream(holders.split(";")).map(RulesTest::process).toList();
+                : Arrays.stream(holders.split(";")).map(OwnerRulesTest::process).toList();
         assertEquals(
                 expected,
                 RULES.gatewayUser(source, processes).map(r -> r.code().code()).orElse("allow"));

@@ -18,8 +18,8 @@ import java.util.concurrent.CompletableFuture;
  * {@code Connection: close} on it and closes the connection once it is sent: each connection of an
  * operator's listener carries one exchange.
  */
-public final class Replies {
-    private Replies() {}
+public final class ReplyWriter {
+    private ReplyWriter() {}
 
     /** Writes {@code reply} once it completes ({@code 500} if it failed: the caller logs why). */
     public static void write(ChannelHandlerContext ctx, CompletableFuture<Reply> reply, boolean head) {

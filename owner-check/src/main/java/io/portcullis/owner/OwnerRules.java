@@ -16,7 +16,7 @@ import java.util.Set;
  * manifest default. For a root socket (R32): the container's compose identity against the add-on.
  * An empty answer is a pass.
  */
-final class Rules {
+final class OwnerRules {
     private static final String BUBBLEWRAP = "bwrap";
 
     /** Docker's userland proxy: the process that holds a container's published port on the host. */
@@ -27,7 +27,7 @@ final class Rules {
     private final List<Path> roots;
     private final List<Path> bundleDirs;
 
-    Rules(OwnerConfig config, WallProcesses wall) {
+    OwnerRules(OwnerConfig config, WallProcesses wall) {
         this.config = config;
         this.wall = wall;
         this.roots =
