@@ -58,6 +58,10 @@ module io.portcullis.relay {
     exports io.portcullis.relay.decisionlog to
             io.portcullis.cli,
             io.portcullis.bench;
+    // ... and the DNS client's rule for a server on this host (portcullis check --host asks each
+    // server as the relay would).
+    exports io.portcullis.relay.dnsclient to
+            io.portcullis.cli;
     exports io.portcullis.relay.ops to
             io.portcullis.cli;
     // ... and why a spawn's hand-over was refused (the daemon's control API says so).

@@ -30,7 +30,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.event.Level;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -104,7 +104,7 @@ final class DaemonCommand implements Callable<Integer> {
             description = "Writes this process's pid to FILE once it is ready (whole, by a rename), and removes it at a"
                     + " clean exit; a FILE naming another running process is refused at start. For what signals the"
                     + " daemon, such as logrotate's postrotate (kill -HUP: reopen the decision log).")
-    Path pidFile;
+    Optional<Path> pidFile = Optional.empty();
 
     @Override
     public Integer call() throws InterruptedException {
@@ -113,7 +113,7 @@ final class DaemonCommand implements Callable<Integer> {
         service.check(problems);
         Optional<HostConfig> host = ConfigFiles.load(() -> HostConfigJson.read(hostFile), problems);
         ConfigFiles.checkParent(parent, problems);
-        PidFile.check(pidFile, problems);
+        pidFile.ifPresent(file -> PidFile.check(file, problems));
         Path controlParent = control.toAbsolutePath().getParent();
         if (controlParent == null || !Files.isDirectory(controlParent)) {
             problems.add("--control: " + control + " (expected: a path in an existing directory)");
@@ -175,9 +175,9 @@ final class DaemonCommand implements Callable<Integer> {
             log.warn("SIGHUP cannot be handled by this JVM; use POST /reload");
         }
         // Ready, and SIGHUP and SIGTERM handled: whoever reads the pid file may signal it now.
-        if (pidFile != null) {
+        if (pidFile.isPresent()) {
             try {
-                PidFile.write(pidFile);
+                PidFile.write(pidFile.get());
             } catch (IOException e) {
                 log.error("cannot start: --pid-file: {}", e.getMessage());
                 Runtime.getRuntime().removeShutdownHook(stopOnSignal);
@@ -285,13 +285,13 @@ final class DaemonCommand implements Callable<Integer> {
     }
 
     private void removePidFile() {
-        if (pidFile == null) {
+        if (pidFile.isEmpty()) {
             return;
         }
         try {
-            PidFile.remove(pidFile);
+            PidFile.remove(pidFile.get());
         } catch (IOException e) {
-            log.warn("could not remove the pid file {}: {}", pidFile, e.toString());
+            log.warn("could not remove the pid file {}: {}", pidFile.get(), e.toString());
         }
     }
 

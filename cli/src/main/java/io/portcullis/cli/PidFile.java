@@ -21,11 +21,8 @@ import java.util.Optional;
 final class PidFile {
     private PidFile() {}
 
-    /** Adds a problem when {@code file} cannot be this process's pid file; nothing when it is null. */
+    /** Adds a problem when {@code file} cannot be this process's pid file. */
     static void check(Path file, List<String> problems) {
-        if (file == null) {
-            return;
-        }
         Path folder = file.toAbsolutePath().getParent();
         if (folder == null || !Files.isDirectory(folder) || Files.isDirectory(file)) {
             problems.add("--pid-file: " + file + " (expected: a file in an existing folder)");

@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.event.KeyValuePair;
 import org.slf4j.event.Level;
 
@@ -23,8 +25,8 @@ public final class JsonLog {
 
     private static volatile Level level = Level.INFO;
 
-    /** The command whose person reads the lines, for {@link #forPerson}; null: JSON for a log. */
-    private static volatile String person;
+    /** The command whose person reads the lines, for {@link #forPerson}; empty: JSON for a log. */
+    private static volatile Optional<String> person = Optional.empty();
 
     private static final RateLimit LIMIT = new RateLimit(System::nanoTime);
     /** Whether the thread that says what was dropped runs. */
@@ -43,17 +45,22 @@ public final class JsonLog {
      * above. For {@code run}, {@code demo} and {@code check}, whose standard error is a person's.
      */
     public static void forPerson(String command, Level level) {
-        JsonLog.person = Objects.requireNonNull(command, "command");
+        JsonLog.person = Optional.of(command);
         level(level);
     }
 
     /** The line for an event: JSON, or a plain line once {@link #forPerson} was called. */
     static String line(
-            Instant time, Level level, String logger, String message, Throwable thrown, List<KeyValuePair> pairs) {
-        String command = person;
-        return command == null
+            Instant time,
+            Level level,
+            String logger,
+            String message,
+            @Nullable Throwable thrown,
+            List<KeyValuePair> pairs) {
+        Optional<String> command = person;
+        return command.isEmpty()
                 ? LogLine.text(time, level, logger, message, thrown, pairs)
-                : LogLine.plain(command, level, message, thrown);
+                : LogLine.plain(command.get(), level, message, thrown);
     }
 
     /** The level in effect. */

@@ -61,7 +61,7 @@ final class LogLine {
      * The plain line a person reads: {@code command: warning: message}, the exception's own line
      * after it when there is one; controls escaped as in the JSON line, so a line stays one line.
      */
-    static String plain(String command, Level level, String message, Throwable thrown) {
+    static String plain(String command, Level level, String message, @Nullable Throwable thrown) {
         String what = switch (level) {
             case ERROR -> "error: ";
             case WARN -> "warning: ";

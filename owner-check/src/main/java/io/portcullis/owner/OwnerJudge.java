@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -25,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * {@code owner-docker-down}); the listeners that could answer (none: {@code owner-none}); each
  * judged by its uid, the first refusal being the answer. A root listener that Docker cannot be
  * asked about is refused as root's ({@code owner-root}) unless Docker's own proxy holds it
- * ({@link Rules#rootWithoutDocker}). Every failure is a refusal. Blocking:
+ * ({@link OwnerRules#rootWithoutDocker}). Every failure is a refusal. Blocking:
  * callers run it on the check's executor.
  */
 final class OwnerJudge {
@@ -158,7 +159,8 @@ final class OwnerJudge {
             try {
                 publisher = publisher(delivered(query.address()), query.port());
             } catch (DockerDownException e) {
-                return Optional.of(Rules.rootWithoutDocker(rootHolders(listener, seen), e.getMessage()));
+                return Optional.of(OwnerRules.rootWithoutDocker(
+                        rootHolders(listener, seen), Objects.requireNonNullElse(e.getMessage(), e.toString())));
             }
             if (publisher.isEmpty()) {
                 return Optional.of(new Refusal(OwnerCode.ROOT, "a root socket that no running container publishes"));

@@ -136,7 +136,7 @@ class OwnerRulesTest {
                         .map(h -> new ProcessInfo(Long.parseLong(h[0]), 0, List.of(h[1]), "/", h[1]))
                         .toList());
 
-        Refusal refusal = Rules.rootWithoutDocker(seen, "permission denied");
+        Refusal refusal = OwnerRules.rootWithoutDocker(seen, "permission denied");
 
         assertEquals(code, refusal.code().code());
         assertTrue(refusal.detail().contains(detail), refusal.detail());

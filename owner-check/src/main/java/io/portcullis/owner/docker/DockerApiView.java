@@ -14,6 +14,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +46,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     private final URI endpoint;
     private final Object clientLock = new Object();
     /** Built on first use; none once closed. Both under {@link #clientLock}. */
-    private DockerClient client;
+    private Optional<DockerClient> client = Optional.empty();
 
     private boolean closed;
     private final ScheduledExecutorService timer;
@@ -88,7 +89,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("docker view closed");
             }
-            if (client == null) {
+            if (client.isEmpty()) {
                 DefaultDockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder()
                         .withDockerHost(endpoint.toString())
                         .withDockerTlsVerify(false)
@@ -98,9 +99,9 @@ public final class DockerApiView implements DockerView, AutoCloseable {
                         .connectionTimeout(CONNECT_TIMEOUT)
                         .responseTimeout(RESPONSE_TIMEOUT)
                         .build();
-                client = DockerClientImpl.getInstance(config, http);
+                client = Optional.of(DockerClientImpl.getInstance(config, http));
             }
-            return client;
+            return client.get();
         }
     }
 
@@ -216,7 +217,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     /** Whether docker-java's client has been built (by a question or a refresh). */
     boolean clientBuilt() {
         synchronized (clientLock) {
-            return client != null;
+            return client.isPresent();
         }
     }
 
@@ -239,7 +240,7 @@ public final class DockerApiView implements DockerView, AutoCloseable {
     public void close() {
         timer.shutdownNow();
         Closeable stream = events;
-        DockerClient built;
+        Optional<DockerClient> built;
         synchronized (clientLock) {
             closed = true;
             built = client;
@@ -248,8 +249,8 @@ public final class DockerApiView implements DockerView, AutoCloseable {
             if (stream != null) {
                 stream.close();
             }
-            if (built != null) {
-                built.close();
+            if (built.isPresent()) {
+                built.get().close();
             }
         } catch (IOException e) {
             LOG.debug("docker client close: {}", e.toString());

@@ -111,7 +111,7 @@ final class DecisionLine {
         out.append(",\"kind\":");
         string(out, line.kind());
         out.append(",\"target\":");
-        string(out, line.target().orElse(null));
+        string(out, line.target());
         out.append(",\"verdict\":");
         string(out, line.verdict().toString());
         out.append(",\"code\":");
@@ -122,7 +122,7 @@ final class DecisionLine {
         out.append(",\"bytesDown\":").append(line.bytesDown());
         out.append(",\"durationMillis\":").append(line.durationMillis());
         out.append(",\"end\":");
-        string(out, line.end().map(Decision.End::toString).orElse(null));
+        string(out, line.end().map(Decision.End::toString));
         return out.append('}').toString();
     }
 

@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -80,7 +81,7 @@ final class LineFile implements LineOutput {
      */
     static Optional<String> problem(Path path) {
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-            Path folder = path.toAbsolutePath().getParent();
+            Path folder = folder(path);
             if (!Files.isDirectory(folder)) {
                 int errno = Files.exists(firstMissing(folder)) ? Posix.ENOTDIR : Posix.ENOENT;
                 return Optional.of(cause(path, errno, new IOException("open")));
@@ -108,12 +109,18 @@ final class LineFile implements LineOutput {
         }
     }
 
+    /** The folder {@code path} is in; the root is its own. */
+    private static Path folder(Path path) {
+        Path absolute = path.toAbsolutePath();
+        return Objects.requireNonNullElse(absolute.getParent(), absolute);
+    }
+
     /**
      * Why {@code path} could not be opened, in words that name what to change: the folder that
      * does not exist, whose folder denies the write, the link, rather than the bare error.
      */
     static String cause(Path path, int errno, Exception error) {
-        Path folder = path.toAbsolutePath().getParent();
+        Path folder = folder(path);
         return switch (errno) {
             case Posix.ENOENT ->
                 "the folder " + firstMissing(folder)

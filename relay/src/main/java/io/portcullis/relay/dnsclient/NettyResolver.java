@@ -18,9 +18,9 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.policy.Target;
-import java.io.IOException;
 import io.portcullis.relay.resolve.Resolution;
 import io.portcullis.relay.resolve.Resolver;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>SPEC R25: a server on this host is sent a query, over UDP or TCP, only once {@link
  * LocalServerCheck} found its port held by a trusted uid ({@link ServerGuard}); a refused server
  * gets nothing, the next one is asked, and a name that no server could be asked fails: {@link
- * Resolution.Outcome#UNREACHABLE} when nothing held their ports, as when a query could not be sent
+ * Resolution.Status#UNREACHABLE} when nothing held their ports, as when a query could not be sent
  * (the network to the server unreachable).
  */
 public final class NettyResolver implements Resolver, AutoCloseable {
@@ -150,9 +150,9 @@ public final class NettyResolver implements Resolver, AutoCloseable {
 
     /** A timeout, then a failure, of either family is the whole name's; else both families' addresses, IPv4 first. */
     static Resolution combine(String name, Resolution v4, Resolution v6) {
-        for (Resolution.Outcome worst :
-                List.of(Resolution.Outcome.TIMEOUT, Resolution.Outcome.FAILED, Resolution.Outcome.UNREACHABLE)) {
-            if (v4.outcome() == worst) {
+        for (Resolution.Status worst :
+                List.of(Resolution.Status.TIMEOUT, Resolution.Status.FAILED, Resolution.Status.UNREACHABLE)) {
+            if (v4.status() == worst) {
                 return v4;
             }
             if (v6.status() == worst) {
@@ -187,7 +187,7 @@ public final class NettyResolver implements Resolver, AutoCloseable {
             ServerGuard.Refused first =
                     refusals.stream().filter(r -> !r.absent()).findFirst().orElse(refusals.getFirst());
             return Resolution.failed(
-                    first.absent() ? Resolution.Outcome.UNREACHABLE : Resolution.Outcome.FAILED,
+                    first.absent() ? Resolution.Status.UNREACHABLE : Resolution.Status.FAILED,
                     name + ": " + first.getMessage());
         }
         boolean unknown = false;
@@ -208,7 +208,7 @@ public final class NettyResolver implements Resolver, AutoCloseable {
             return Resolution.failed(Resolution.Status.TIMEOUT, name + " timed out");
         }
         if (unsent.isPresent()) {
-            return Resolution.failed(Resolution.Outcome.UNREACHABLE, name + ": " + unsent.get());
+            return Resolution.failed(Resolution.Status.UNREACHABLE, name + ": " + unsent.get());
         }
         return unknown
                 ? Resolution.failed(Resolution.Status.EMPTY, name + " has no A or AAAA record")

@@ -129,7 +129,7 @@ public final class SpawnBinding {
                     : Optional.empty();
         } catch (IOException | RuntimeException e) {
             carried.sockets().forEach(held -> Posix.closeQuietly(held.fd()));
-            throw refused(policy.id(), e.getMessage());
+            throw refused(policy.id(), Objects.requireNonNullElse(e.getMessage(), e.toString()));
         }
         Receiver.Accepted accepted;
         switch (Receiver.restore(carried, ports.wanted())) {
@@ -180,7 +180,9 @@ public final class SpawnBinding {
             case SpawnListeners.Accepting accepting
             when !spawn.listening(
                     accepting.channels(),
-                    accepting.sockets().stream().map(SpawnListeners.Adoption::socket).toList(),
+                    accepting.sockets().stream()
+                            .map(SpawnListeners.Adoption::socket)
+                            .toList(),
                     accepted.namespace()) -> {
                 accepting.channels().forEach(Channel::close);
                 yield Optional.of("the spawn was closed during the hand-over");

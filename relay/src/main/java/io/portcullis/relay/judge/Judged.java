@@ -1,5 +1,6 @@
 package io.portcullis.relay.judge;
 
+import io.portcullis.relay.policy.Took;
 import io.portcullis.relay.policy.Verdict;
 import java.util.Objects;
 

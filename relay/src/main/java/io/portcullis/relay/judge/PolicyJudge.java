@@ -5,6 +5,7 @@ import io.portcullis.owner.OwnerCheck;
 import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.owner.OwnerQuery;
 import io.portcullis.relay.decide.Judge;
+import io.portcullis.relay.decide.Times;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
@@ -133,7 +134,7 @@ public final class PolicyJudge implements Judge {
 
     private CompletableFuture<Verdict> afterDns(
             SpawnPolicy spawn, Step.Resolve plan, Resolution resolution, Times times) {
-        DenyCode failure = switch (resolution.outcome()) {
+        DenyCode failure = switch (resolution.status()) {
             case RESOLVED -> null;
             case FAILED -> DenyCode.DNS_FAILED;
             case TIMEOUT -> DenyCode.DNS_TIMEOUT;

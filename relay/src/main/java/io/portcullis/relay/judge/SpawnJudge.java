@@ -1,6 +1,7 @@
 package io.portcullis.relay.judge;
 
 import io.portcullis.relay.decide.Judge;
+import io.portcullis.relay.decide.Times;
 import io.portcullis.relay.policy.Request;
 import io.portcullis.relay.policy.SpawnPolicy;
 import io.portcullis.relay.policy.Took;

@@ -15,7 +15,7 @@ import java.util.OptionalLong;
 
 /**
  * The decision line of one connection (SPEC R17). A connection that reached its target has its
- * line written then ({@code open}: its end follows as an {@link Ended} line); every other
+ * line written then ({@code open}: its end follows as an end line); every other
  * connection has it written once, when it ends. The record a {@link DecisionSink} is given at the
  * end is whole either way. The component names are the JSON field names and do not change; an
  * empty component is JSON {@code null}, and addresses are written in their canonical text (IPv6
@@ -27,7 +27,7 @@ import java.util.OptionalLong;
  * @param kind {@code proxy}, {@code forward}, {@code door}, {@code named}, {@code dns}, {@code
  *     handoff}, {@code listener} (a handed-over socket that stopped accepting), or {@code unknown}
  * @param open whether the line was written when the connection reached its target, before a byte
- *     was copied: its {@link Ended} line follows when it ends; false for a line written at the end
+ *     was copied: its end line follows when it ends; false for a line written at the end
  * @param target the requested target as the client sent it; empty when none was read
  * @param resolved every address the target resolved to, in answer order
  * @param dialed the last address the relay dialed; empty when it dialed none

@@ -45,21 +45,22 @@ public final class Traffic {
         return bytesDown.sum();
     }
 
-    void accepted() {
+    /** One connection accepted; the relay's connection records count with this and the two below. */
+    public void accepted() {
         connections.increment();
         if (relay.isPresent()) {
             relay.get().connections.increment();
         }
     }
 
-    void up(long bytes) {
+    public void up(long bytes) {
         bytesUp.add(bytes);
         if (relay.isPresent()) {
             relay.get().bytesUp.add(bytes);
         }
     }
 
-    void down(long bytes) {
+    public void down(long bytes) {
         bytesDown.add(bytes);
         if (relay.isPresent()) {
             relay.get().bytesDown.add(bytes);

@@ -7,6 +7,7 @@ import io.portcullis.owner.OwnerEvidence;
 import io.portcullis.relay.judge.Judged;
 import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.observe.DecisionSink;
+import io.portcullis.relay.observe.Traffic;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Took;
 import io.portcullis.relay.policy.Verdict;
@@ -195,25 +196,25 @@ public final class ConnectionRecord {
 
     /** Refused; the first refusal or failure stands, and the code's sentence is its reason. */
     public void deny(DenyCode code) {
-        settle(Decision.Outcome.DENY, code, "");
+        settle(Decision.Result.DENY, code, "");
     }
 
     /** Refused because {@code detail} (its reason; the code's sentence when empty); the first refusal or failure stands. */
     public void deny(DenyCode code, String detail) {
-        settle(Decision.Outcome.DENY, code, detail);
+        settle(Decision.Result.DENY, code, detail);
     }
 
     /** Allowed but failed (upstream unreachable, a relay error). The first refusal or failure stands. */
     public void fail(DenyCode code) {
-        settle(Decision.Outcome.ERROR, code, "");
+        settle(Decision.Result.ERROR, code, "");
     }
 
     /** Failed because {@code detail} (its reason; the code's sentence when empty); the first refusal or failure stands. */
     public void fail(DenyCode code, String detail) {
-        settle(Decision.Outcome.ERROR, code, detail);
+        settle(Decision.Result.ERROR, code, detail);
     }
 
-    private void settle(Decision.Outcome outcome, DenyCode code, String detail) {
+    private void settle(Decision.Result outcome, DenyCode code, String detail) {
         Objects.requireNonNull(code, "code");
         Objects.requireNonNull(detail, "detail");
         if (settled.isEmpty()) {

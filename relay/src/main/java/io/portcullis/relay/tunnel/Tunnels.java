@@ -164,6 +164,7 @@ public final class Tunnels {
     }
 
     private CompletableFuture<Opened> dial(Channel client, Verdict.Allow allow, Carry carry) {
+        ConnectionRecord record = ConnectionRecord.of(client);
         if (!client.isActive()) {
             return CompletableFuture.completedFuture(GONE);
         }

@@ -172,7 +172,7 @@ class NettyResolverTest {
             long start = System.nanoTime();
             Resolution resolution = gone.resolve("both.test").join();
 
-            assertEquals(Resolution.Outcome.UNREACHABLE, resolution.outcome(), resolution.detail());
+            assertEquals(Resolution.Status.UNREACHABLE, resolution.status(), resolution.detail());
             assertTrue(resolution.detail().contains("nothing holds its port"), resolution.detail());
             assertTrue(
                     System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(1500),
@@ -189,7 +189,7 @@ class NettyResolverTest {
             timed out                   | TIMEOUT     | timed out
             """)
     void anUnsentQueryIsUnreachableAndOnlyANameWithoutRecordsIsEmpty(
-            String shape, Resolution.Outcome outcome, String detail) {
+            String shape, Resolution.Status outcome, String detail) {
         InetSocketAddress server = new InetSocketAddress(literal("192.0.2.1"), 53);
         DefaultDnsQuestion question = new DefaultDnsQuestion("x.test.", DnsRecordType.A);
         Throwable cause = switch (shape) {
@@ -213,7 +213,7 @@ class NettyResolverTest {
 
         Resolution resolution = NettyResolver.failure("x.test", failure);
 
-        assertEquals(outcome, resolution.outcome(), resolution.detail());
+        assertEquals(outcome, resolution.status(), resolution.detail());
         assertTrue(resolution.detail().contains(detail), resolution.detail());
     }
 

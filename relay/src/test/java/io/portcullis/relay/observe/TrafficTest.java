@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.management.ThreadMXBean;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.portcullis.relay.record.ConnectionRecord;
 import java.lang.management.ManagementFactory;
 import java.time.InstantSource;
 import java.util.List;

@@ -1,5 +1,6 @@
-package io.portcullis.relay.observe;
+package io.portcullis.relay.decisionlog;
 
+import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import java.time.Instant;
 import java.util.Objects;
@@ -23,7 +24,7 @@ record Ended(
         long connection,
         String kind,
         Optional<String> target,
-        Decision.Outcome verdict,
+        Decision.Result verdict,
         Optional<DenyCode> code,
         String reason,
         long bytesUp,
