@@ -93,11 +93,12 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                         : Optional.of(Reply.notAllowed("POST"));
                 answer.ifPresent(reply -> {
                     logAnswer(method, "/upgrade", reply);
-                    Replies.write(ctx, reply, false);
+                    ReplyWriter.write(ctx, reply, false);
                 });
             });
         } catch (RejectedExecutionException closing) {
-            Replies.write(ctx, Reply.errors(HttpResponseStatus.SERVICE_UNAVAILABLE, List.of("daemon: closing")), false);
+            ReplyWriter.write(
+                    ctx, Reply.errors(HttpResponseStatus.SERVICE_UNAVAILABLE, List.of("daemon: closing")), false);
         }
     }
 

@@ -57,9 +57,14 @@ final class ControlSocket {
                 ".control-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path socket = staging.resolve("control.sock");
-        Channel channel = null;
+        Channel channel;
         try {
             channel = binder.bind(socket);
+        } catch (RuntimeException e) {
+            remove(staging, socket);
+            throw e;
+        }
+        try {
             Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
             return new Staged(channel, staging, socket, inode(socket));
         } catch (IOException | RuntimeException e) {
@@ -86,14 +91,16 @@ final class ControlSocket {
 
     /** Closes a staged socket that was never moved to the path, and removes its directory. */
     static void discard(Staged staged) {
-        if (staged.channel() != null) {
-            staged.channel().close().syncUninterruptibly();
-        }
+        staged.channel().close().syncUninterruptibly();
+        remove(staged.directory(), staged.socket());
+    }
+
+    private static void remove(Path directory, Path socket) {
         try {
-            Files.deleteIfExists(staged.socket());
-            Files.deleteIfExists(staged.directory());
+            Files.deleteIfExists(socket);
+            Files.deleteIfExists(directory);
         } catch (IOException e) {
-            log.warn("could not remove {}: {}", staged.directory(), e.toString());
+            log.warn("could not remove {}: {}", directory, e.toString());
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,7 +93,9 @@ public final class Predecessor {
                 policies.put(restored.getLast().id(), text);
             }
         } catch (IOException | ConfigException | RuntimeException e) {
-            String why = e instanceof ConfigException config ? String.join("; ", config.problems()) : e.getMessage();
+            String why = e instanceof ConfigException config
+                    ? String.join("; ", config.problems())
+                    : Objects.requireNonNullElse(e.getMessage(), e.toString());
             abort(connection, restored, why);
             throw new Failed(why, e);
         }
