@@ -16,6 +16,7 @@ import io.portcullis.relay.forward.ForwardKind;
 import io.portcullis.relay.http.Exchange;
 import io.portcullis.relay.judge.OwnAddressBook;
 import io.portcullis.relay.judge.PolicyJudges;
+import io.portcullis.relay.judge.Timed;
 import io.portcullis.relay.observe.Metrics;
 import io.portcullis.relay.policy.HostConfig;
 import io.portcullis.relay.proxy.ProxyKind;

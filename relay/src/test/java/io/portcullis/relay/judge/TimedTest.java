@@ -1,4 +1,4 @@
-package io.portcullis.relay.generation;
+package io.portcullis.relay.judge;
 
 import static org.junit.jupiter.api.Assertions.assertSame;
 

@@ -1,4 +1,4 @@
-package io.portcullis.relay.generation;
+package io.portcullis.relay.judge;
 
 import io.portcullis.owner.OwnerAnswer;
 import io.portcullis.owner.OwnerCheck;
@@ -9,11 +9,11 @@ import io.portcullis.relay.resolve.Resolver;
 import java.util.concurrent.CompletableFuture;
 
 /** The resolver and the owner check with each answer's latency observed (SPEC R40). */
-final class Timed {
+public final class Timed {
     private Timed() {}
 
     /** {@code resolver}, each lookup's time observed in {@code latency}. */
-    static Resolver resolver(Resolver resolver, Histogram latency) {
+    public static Resolver resolver(Resolver resolver, Histogram latency) {
         return name -> {
             long start = System.nanoTime();
             return resolver.resolve(name).whenComplete((answer, error) -> latency.observe(System.nanoTime() - start));
@@ -21,7 +21,7 @@ final class Timed {
     }
 
     /** {@code check}, timed, passing its Docker networks on: a lambda would know none (R32). */
-    static OwnerCheck ownerCheck(OwnerCheck check, Histogram latency) {
+    public static OwnerCheck ownerCheck(OwnerCheck check, Histogram latency) {
         return new OwnerCheck() {
             @Override
             public CompletableFuture<OwnerAnswer> check(OwnerQuery query) {
