@@ -175,7 +175,8 @@ public final class Splice {
             if (channel.isOpen() && channel instanceof UnixChannel unix && unix.fd() instanceof Socket socket) {
                 try {
                     return Posix.unacknowledged(socket.intValue());
-                } catch (Posix.Failure e) {
+                } catch (Posix.Failure | RuntimeException e) {
+                    // An idle check that threw would schedule no next one: the tunnel would never close.
                     return before;
                 }
             }
