@@ -2,6 +2,7 @@ package io.portcullis.cli;
 
 import io.portcullis.wire.Posix;
 import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,30 +25,53 @@ final class Hangup {
 
     /** Installs {@code action} as the SIGHUP handler; false when this JVM cannot. */
     static boolean onHangup(Runnable action) {
-        try {
-            if (Posix.unignore(SIGHUP)) {
-                log.info("SIGHUP was ignored when this process started (nohup?); it is handled from now on");
-            }
-        } catch (Posix.Failure e) {
-            log.warn("SIGHUP's disposition could not be read: {}", e.getMessage());
-        }
+        Method handle;
+        Object hup;
+        Object proxy;
         try {
             Class<?> signal = Class.forName("sun.misc.Signal");
             Class<?> handler = Class.forName("sun.misc.SignalHandler");
-            Object hup = signal.getConstructor(String.class).newInstance("HUP");
-            InvocationHandler calls = (proxy, method, args) -> switch (method.getName()) {
+            hup = signal.getConstructor(String.class).newInstance("HUP");
+            InvocationHandler calls = (self, method, args) -> switch (method.getName()) {
                 case "handle" -> {
                     action.run();
                     yield null;
                 }
-                case "hashCode" -> System.identityHashCode(proxy);
-                case "equals" -> proxy == args[0];
+                case "hashCode" -> System.identityHashCode(self);
+                case "equals" -> self == args[0];
                 default -> "SIGHUP handler";
             };
-            Object proxy = Proxy.newProxyInstance(handler.getClassLoader(), new Class<?>[] {handler}, calls);
-            signal.getMethod("handle", signal, handler).invoke(null, hup, proxy);
+            proxy = Proxy.newProxyInstance(handler.getClassLoader(), new Class<?>[] {handler}, calls);
+            handle = signal.getMethod("handle", signal, handler);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+        // Everything is ready before the disposition changes: a SIGHUP between the two would end the process.
+        boolean wasIgnored = unignore();
+        try {
+            handle.invoke(null, hup, proxy);
+            if (wasIgnored) {
+                log.info("SIGHUP was ignored when this process started (nohup?); it is handled from now on");
+            }
             return true;
         } catch (ReflectiveOperationException | RuntimeException e) {
+            // No handler (-Xrs, no jdk.unsupported): ignored it was, ignored it stays, rather than fatal.
+            if (wasIgnored) {
+                try {
+                    Posix.ignore(SIGHUP);
+                } catch (Posix.Failure again) {
+                    log.warn("SIGHUP could not be ignored again: {}", again.getMessage());
+                }
+            }
+            return false;
+        }
+    }
+
+    private static boolean unignore() {
+        try {
+            return Posix.unignore(SIGHUP);
+        } catch (Posix.Failure e) {
+            log.warn("SIGHUP's disposition could not be read: {}", e.getMessage());
             return false;
         }
     }

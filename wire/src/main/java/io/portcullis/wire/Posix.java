@@ -943,6 +943,15 @@ public final class Posix {
         }
     }
 
+    /** Ignores {@code signal} (SIG_IGN): what {@link #unignore} undoes, put back when no handler could be installed. */
+    public static void ignore(int signal) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ign = arena.allocate(32, 8);
+            ign.set(JAVA_LONG, 0, 1L); // SIG_IGN
+            check("rt_sigaction " + signal, invoke(Call.SIGACTION, signal, ign, 0L, 8L));
+        }
+    }
+
     /** Linked on first use: only a service that adopts descriptors unsets its environment. */
     private static final class Unsetenv {
         static final MethodHandle HANDLE =
