@@ -34,9 +34,12 @@ entry_opts=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAt
 # from the start (decision D99): a 16 MB heap keeps the serial collector's young generation at about
 # 5 MB, and under thousands of new tunnels a second that cost a fifth of the new-tunnel rate at c=16.
 # An idle daemon then holds about 40 MB more. `relay`, one process per spawn, keeps the small heap.
+# A heap size named in PORTCULLIS_JAVA_OPTS (or the JDK's variables) replaces these heap options
+# whole: a cap of -Xmx64m beside our -Xms96m would stop the JVM.
 person_opts=(-XX:TieredStopAtLevel=1)
-service_opts=(-Xms16m --sun-misc-unsafe-memory-access=allow)
-daemon_opts=(-Xms96m -Xmn64m)
+service_opts=(--sun-misc-unsafe-memory-access=allow)
+relay_heap=(-Xms16m)
+daemon_heap=(-Xms96m -Xmn64m)
 
 # The entry's AOT cache (JEP 483/514) roughly halves its start-to-ready time (docs/benchmarks.md). It
 # comes from one training run in a network namespace of its own, handing its sockets to a stand-in
@@ -104,7 +107,7 @@ aot_cache_allowed() {
 
 # cli_opts ARGS...: the CLI's JVM options for what ARGS start (decision D76), in cli_opts.
 cli_opts() {
-    local arg kind=${1:-help} gc=(-XX:+UseSerialGC) opt
+    local arg kind=${1:-help} gc=(-XX:+UseSerialGC) heap=() opt
     for arg in "$@"; do
         case $arg in
             --) break ;;
@@ -112,15 +115,18 @@ cli_opts() {
         esac
     done
     case $kind in
-        daemon) cli_opts=("${service_opts[@]}" "${daemon_opts[@]}") ;;
-        relay) cli_opts=("${service_opts[@]}") ;;
+        daemon) cli_opts=("${service_opts[@]}") heap=("${daemon_heap[@]}") ;;
+        relay) cli_opts=("${service_opts[@]}") heap=("${relay_heap[@]}") ;;
         *) cli_opts=("${person_opts[@]}") ;;
     esac
     # shellcheck disable=SC2086 # lists of options
     for opt in ${PORTCULLIS_JAVA_OPTS:-} ${JDK_JAVA_OPTIONS:-} ${JAVA_TOOL_OPTIONS:-}; do
-        case $opt in -XX:+Use*GC) gc=() ;; esac
+        case $opt in
+            -XX:+Use*GC) gc=() ;;
+            -Xmx* | -Xms* | -Xmn* | -XX:MaxHeapSize=* | -XX:InitialHeapSize=* | -XX:NewSize=* | -XX:MaxNewSize=* | -XX:MaxRAMPercentage=*) heap=() ;;
+        esac
     done
-    cli_opts+=("${gc[@]}")
+    cli_opts+=("${gc[@]}" "${heap[@]}")
     # Help and the version are texts in the jar (decision D75): the cache's thousands of classes, all
     # loaded at start, would only slow them down.
     if [ "$kind" != help ] && aot_cache_allowed; then
