@@ -104,6 +104,25 @@ class DaemonCommandTest {
     }
 
     @Test
+    void aDaemonCappedBelowItsFirstHeapStillStarts() throws Exception {
+        // Regression: the daemon's -Xms96m beside an operator's -Xmx64m stopped the JVM at start.
+        host = Files.writeString(dir.resolve("host.json"), "{}");
+        spawns = Files.createDirectory(dir.resolve("spawns"));
+        control = dir.resolve("control.sock");
+        ProcessBuilder builder = Portcullis.command(List.of(
+                "daemon", "--host", host.toString(), "--control", control.toString(), "--dir", spawns.toString()));
+        builder.environment().merge("PORTCULLIS_JAVA_OPTS", " -Xmx64m", String::concat);
+        Process daemon =
+                builder.redirectError(dir.resolve("stderr.txt").toFile()).start();
+        try {
+            assertEquals(1, firstLine(daemon).get("generation").asLong(), Files.readString(dir.resolve("stderr.txt")));
+        } finally {
+            daemon.destroy();
+            daemon.waitFor(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void aDaemonStartedUnderNohupStillReloadsOnSighup() throws Exception {
         // Regression: started with SIGHUP ignored (nohup, or a test run under it), the JVM installed
         // no handler, so logrotate's SIGHUP neither reopened the log nor reloaded, and nothing said so.
