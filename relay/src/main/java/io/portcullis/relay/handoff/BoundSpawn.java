@@ -1,6 +1,7 @@
 package io.portcullis.relay.handoff;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.unix.UnixChannel;
 import io.portcullis.relay.accept.SpawnParts;
 import io.portcullis.relay.config.ConfigException;
@@ -21,6 +22,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -246,16 +248,7 @@ public final class BoundSpawn implements AutoCloseable {
      * open connections go on until they end or {@link #close()}. Not from an event loop.
      */
     public void stopAccepting() {
-        List<Channel> servers;
-        synchronized (this) {
-            if (closed || stopped) {
-                return;
-            }
-            stopped = true;
-            servers = List.copyOf(listeners);
-        }
-        socket.ifPresent(SpawnSocket::close);
-        servers.forEach(server -> server.close().syncUninterruptibly());
+        stop(Channel::close);
     }
 
     /**
@@ -265,6 +258,11 @@ public final class BoundSpawn implements AutoCloseable {
      * open connections go on until they end or {@link #letGo()}. Not from an event loop.
      */
     public void pause() {
+        stop(Channel::deregister);
+    }
+
+    /** Once: closes the spawn socket and does {@code leave} to each listening socket, waiting for each. */
+    private void stop(Function<Channel, ChannelFuture> leave) {
         List<Channel> servers;
         synchronized (this) {
             if (closed || stopped) {
@@ -274,7 +272,7 @@ public final class BoundSpawn implements AutoCloseable {
             servers = List.copyOf(listeners);
         }
         socket.ifPresent(SpawnSocket::close);
-        servers.forEach(server -> server.deregister().syncUninterruptibly());
+        servers.forEach(server -> leave.apply(server).syncUninterruptibly());
     }
 
     @Override
