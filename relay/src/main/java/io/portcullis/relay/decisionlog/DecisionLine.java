@@ -6,6 +6,7 @@ import io.portcullis.relay.observe.Decision;
 import io.portcullis.relay.policy.DenyCode;
 import io.portcullis.relay.policy.Target;
 import java.net.InetAddress;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,13 +35,7 @@ final class DecisionLine {
     }
 
     private static void append(Decision line, StringBuilder out) {
-        out.append("{\"time\":");
-        string(out, line.time().toString());
-        out.append(",\"spawn\":");
-        string(out, line.spawn());
-        out.append(",\"connection\":").append(line.connection());
-        out.append(",\"kind\":");
-        string(out, line.kind());
+        head(out, line.time(), line.spawn(), line.connection(), line.kind());
         out.append(",\"open\":").append(line.open());
         out.append(",\"target\":");
         string(out, line.target());
@@ -100,16 +95,21 @@ final class DecisionLine {
         out.append('}');
     }
 
+    /** The fields every line starts with, in order: time, spawn, connection, kind. */
+    private static void head(StringBuilder out, Instant time, String spawn, long connection, String kind) {
+        out.append("{\"time\":");
+        string(out, time.toString());
+        out.append(",\"spawn\":");
+        string(out, spawn);
+        out.append(",\"connection\":").append(connection);
+        out.append(",\"kind\":");
+        string(out, kind);
+    }
+
     /** The end line of a connection whose decision line was written open, as Jackson writes it too. */
     static String text(Ended line) {
         StringBuilder out = new StringBuilder(256);
-        out.append("{\"time\":");
-        string(out, line.time().toString());
-        out.append(",\"spawn\":");
-        string(out, line.spawn());
-        out.append(",\"connection\":").append(line.connection());
-        out.append(",\"kind\":");
-        string(out, line.kind());
+        head(out, line.time(), line.spawn(), line.connection(), line.kind());
         out.append(",\"target\":");
         string(out, line.target());
         out.append(",\"verdict\":");
