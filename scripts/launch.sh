@@ -36,6 +36,15 @@ entry_opts=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAt
 # An idle daemon then holds about 40 MB more. `relay`, one process per spawn, keeps the small heap.
 # A heap size named in PORTCULLIS_JAVA_OPTS (or the JDK's variables) replaces these heap options
 # whole: a cap of -Xmx64m beside our -Xms96m would stop the JVM.
+# Every CLI JVM starts with Netty's JFR events off (decision D100): with them on, the first buffer
+# a process takes registers Netty's allocator events with JFR, which is no part of the AOT cache and
+# cost about 50 ms of each `run` (and of the daemon's first tunnel), recording or not. An operator who
+# records Netty's events sets -Dio.netty.jfr.enabled=true in PORTCULLIS_JAVA_OPTS, which comes later.
+# SLF4J is told its provider, our JSON log, so that it does not open every jar of the class path to
+# look for one (the CLI's manifest puts the jars that start-up reads first, cli/pom.xml).
+# run and demo, whose relay carries the spawn's tunnels as the daemon's does, let Netty use
+# sun.misc.Unsafe as the daemon does (D94); it also spares them linking Netty's foreign allocator.
+common_opts=(-Dio.netty.jfr.enabled=false -Dslf4j.provider=io.portcullis.log.JsonLogProvider -Dslf4j.internal.verbosity=WARN)
 person_opts=(-XX:TieredStopAtLevel=1)
 service_opts=(--sun-misc-unsafe-memory-access=allow)
 relay_heap=(-Xms16m)
@@ -85,7 +94,10 @@ train_cli() {
     local tmp=$cli_aot.$$.tmp dir
     dir=$(mktemp -d "${TMPDIR:-/tmp}/portcullis-train-XXXXXX") || return 0
     rm -f "$tmp"
-    if timeout 600 "$java" --enable-native-access=ALL-UNNAMED "${jvm_hardening[@]}" -XX:AOTCacheOutput="$tmp" \
+    # Trained with the options of run, relay and the daemon, so the cache holds the Netty classes they
+    # load (its Unsafe paths among them); help and check load few of those.
+    if timeout 600 "$java" --enable-native-access=ALL-UNNAMED "${service_opts[@]}" "${common_opts[@]}" \
+        "${jvm_hardening[@]}" -XX:AOTCacheOutput="$tmp" \
         -Dportcullis.executable="$executable" -cp "$cli_jar" io.portcullis.cli.StartUpTraining "$dir" \
         </dev/null >/dev/null 2>&1 && [ -s "$tmp" ]; then
         mv -f "$tmp" "$cli_aot"
@@ -117,8 +129,10 @@ cli_opts() {
     case $kind in
         daemon) cli_opts=("${service_opts[@]}") heap=("${daemon_heap[@]}") ;;
         relay) cli_opts=("${service_opts[@]}") heap=("${relay_heap[@]}") ;;
+        run | demo) cli_opts=("${person_opts[@]}" "${service_opts[@]}") ;;
         *) cli_opts=("${person_opts[@]}") ;;
     esac
+    cli_opts+=("${common_opts[@]}")
     # shellcheck disable=SC2086 # lists of options
     for opt in ${PORTCULLIS_JAVA_OPTS:-} ${JDK_JAVA_OPTIONS:-} ${JAVA_TOOL_OPTIONS:-}; do
         case $opt in
@@ -144,8 +158,20 @@ launch() {
         exec "$java" "${entry_opts[@]}" -cp "$entry_jar" io.portcullis.entry.Main "$@"
     fi
     cli_opts "$@"
-    # run and demo start the entry through the executable, with its options and start-up cache.
+    # run and demo start the entry with its options and start-up cache: the JVM command line that
+    # `entry` above would run, given whole (one word a line) so that no shell starts in between
+    # (decision D100); through the executable when a word holds a line break.
+    local entry=("$java" "${entry_opts[@]}") word entry_lines
+    if [ "$entry_aot" -nt "$entry_jar" ]; then
+        entry+=(-XX:AOTCache="$entry_aot")
+    fi
+    entry+=(-cp "$entry_jar" io.portcullis.entry.Main)
+    for word in "${entry[@]}"; do
+        case $word in *$'\n'*) entry=() && break ;; esac
+    done
+    printf -v entry_lines '%s\n' "${entry[@]}"
     # shellcheck disable=SC2086 # PORTCULLIS_JAVA_OPTS is a list of options
     exec "$java" --enable-native-access=ALL-UNNAMED "${cli_opts[@]}" ${PORTCULLIS_JAVA_OPTS:-} "${jvm_hardening[@]}" \
-        -Dportcullis.executable="$executable" -cp "$cli_jar" io.portcullis.cli.Main "$@"
+        -Dportcullis.executable="$executable" -Dportcullis.entry="${entry_lines%$'\n'}" \
+        -cp "$cli_jar" io.portcullis.cli.Main "$@"
 }

@@ -10,6 +10,7 @@ module io.portcullis.owner {
     requires com.github.dockerjava.core;
     requires com.github.dockerjava.transport;
     requires com.github.dockerjava.transport.zerodep;
+    requires io.portcullis.wire;
     requires org.slf4j;
 
     exports io.portcullis.owner;

@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import picocli.CommandLine;
@@ -42,6 +43,10 @@ public final class Main implements Runnable {
         if (Usage.answer(args, stdout)) {
             return 0;
         }
+        Optional<RunCommand> plainRun = RunArguments.read(List.of(args));
+        if (plainRun.isPresent()) {
+            return plainRun(plainRun.get(), new PrintWriter(stderr, true, StandardCharsets.UTF_8));
+        }
         CommandLine cli = commandLine(stdin, named(args));
         cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
@@ -57,6 +62,21 @@ public final class Main implements Runnable {
             stderr.println("portcullis: " + e);
             return 2;
         }
+    }
+
+    /** {@code run} read without picocli (decision D100), its failures told as picocli's handler tells them. */
+    private static int plainRun(RunCommand run, PrintWriter err) {
+        run.plainErr = err;
+        try {
+            return run.call();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("portcullis run: " + e);
+        } catch (RuntimeException e) {
+            err.println("portcullis run: " + e);
+        }
+        err.flush();
+        return 2;
     }
 
     /**

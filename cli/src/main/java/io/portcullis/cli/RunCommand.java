@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.event.Level;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -67,6 +68,10 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** Where run's own messages go when {@link RunArguments} read the arguments (no spec then); else picocli's. */
+    @Nullable
+    PrintWriter plainErr;
+
     @Option(names = "--spawn", paramLabel = "FILE", description = "The spawn policy (JSON; see docs/policy.md).")
     Optional<Path> spawnFile = Optional.empty();
 
@@ -108,7 +113,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter err = plainErr != null ? plainErr : spec.commandLine().getErr();
         JsonLog.forPerson("portcullis run", Level.WARN);
         List<String> problems = new ArrayList<>();
         int uid = -1;
@@ -252,12 +257,19 @@ final class RunCommand implements Callable<Integer> {
         json.ifPresent(JsonLineSink::close);
     }
 
-    /** {@code ./portcullis entry} when this runs from that executable, else this JVM with the entry's jar. */
+    /**
+     * When this runs from the executable: the entry's JVM command line that its launcher gave
+     * ({@code portcullis.entry}, one word a line), else {@code ./portcullis entry}. Otherwise this
+     * JVM with the entry's jar.
+     */
     static EntryCommand entryCommand() {
         String executable = System.getProperty("portcullis.executable");
         Path javaHome = Path.of(System.getProperty("java.home"));
         if (executable != null && Files.isExecutable(Path.of(executable))) {
-            return EntryCommand.executable(Path.of(executable), javaHome);
+            String launched = System.getProperty("portcullis.entry", "");
+            return launched.isEmpty()
+                    ? EntryCommand.executable(Path.of(executable), javaHome)
+                    : EntryCommand.launched(List.of(launched.split("\n", -1)), Path.of(executable), javaHome);
         }
         return EntryCommand.thisJava(javaHome);
     }

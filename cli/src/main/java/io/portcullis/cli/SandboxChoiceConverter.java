@@ -10,13 +10,11 @@ import picocli.CommandLine.TypeConversionException;
 final class SandboxChoiceConverter implements ITypeConverter<Sandbox.Choice> {
     @Override
     public Sandbox.Choice convert(String value) {
-        for (Sandbox.Choice choice : Sandbox.Choice.values()) {
-            if (choice.toString().equalsIgnoreCase(value)) {
-                return choice;
-            }
-        }
-        throw new TypeConversionException("'" + value + "' (expected: "
-                + Arrays.stream(Sandbox.Choice.values()).map(Object::toString).collect(Collectors.joining(", "))
-                + ")");
+        return RunArguments.choice(value)
+                .orElseThrow(() -> new TypeConversionException("'" + value + "' (expected: "
+                        + Arrays.stream(Sandbox.Choice.values())
+                                .map(Object::toString)
+                                .collect(Collectors.joining(", "))
+                        + ")"));
     }
 }

@@ -13,8 +13,9 @@ import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
- * How the entry is started: {@code ./portcullis entry}, which runs it with its tuned JVM options and
- * start-up cache, or, without that executable, this JVM's {@code java} with the entry's jar.
+ * How the entry is started: the JVM command line that the launcher composed for it, with its tuned
+ * options and start-up cache; else {@code ./portcullis entry}, which composes the same; or, without
+ * that executable, this JVM's {@code java} with the entry's jar.
  *
  * @param prefix the command line up to the entry's own options
  * @param installation the directories the entry runs from (its program, jars and Java runtime),
@@ -49,6 +50,15 @@ public record EntryCommand(List<String> prefix, List<Path> installation) {
         Path above = folder.getParent();
         Path installation = name != null && name.toString().equals("bin") && above != null ? above : folder;
         return new EntryCommand(List.of(portcullis.toString(), "entry"), List.of(installation, real(javaHome)));
+    }
+
+    /**
+     * The entry's JVM command line as the executable's launcher composed it ({@code prefix}: the
+     * {@code java}, the entry's options and start-up cache, its jar and main class), run without the
+     * launcher's shell in between (decision D100); the installation is {@link #executable}'s.
+     */
+    public static EntryCommand launched(List<String> prefix, Path portcullis, Path javaHome) {
+        return new EntryCommand(prefix, executable(portcullis, javaHome).installation());
     }
 
     /** {@code path}'s real path, or, where it cannot be read, its absolute form. */

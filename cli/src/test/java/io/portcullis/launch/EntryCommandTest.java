@@ -17,6 +17,30 @@ import org.junit.jupiter.api.Test;
 
 class EntryCommandTest {
 
+    /** Decision D100: the launcher's JVM command line for the entry, run as given, shown as the executable's installation. */
+    @Test
+    void theLaunchersCommandLineRunsTheEntryWithoutAShell() {
+        List<String> prefix =
+                List.of("/opt/jdk/bin/java", "-XX:AOTCache=/opt/portcullis/lib/netns-entry.aot", "-cp", "e.jar", "M");
+        EntryCommand entry =
+                EntryCommand.launched(prefix, Path.of("/opt/portcullis/bin/portcullis"), Path.of("/opt/jdk"));
+        List<String> argv = entry.argv(
+                Path.of("/tmp/spawn-x/relay.sock"),
+                39082,
+                List.of(),
+                OptionalInt.empty(),
+                List.of(),
+                3,
+                List.of("true"));
+        assertEquals(prefix, argv.subList(0, prefix.size()));
+        assertEquals("--relay", argv.get(prefix.size()));
+        assertEquals(
+                EntryCommand.executable(Path.of("/opt/portcullis/bin/portcullis"), Path.of("/opt/jdk"))
+                        .installation(),
+                entry.installation());
+        assertEquals(List.of(Path.of("/opt/portcullis"), Path.of("/opt/jdk")), entry.installation());
+    }
+
     @Test
     void theEntryGetsTheSpawnsPortsTheReadinessDescriptorAndTheCommand() {
         EntryCommand entry = EntryCommand.executable(Path.of("/opt/portcullis/portcullis"), Path.of("/opt/jdk"));

@@ -20,6 +20,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,10 @@ public final class Posix {
     public static final int AF_UNIX = 1;
     public static final int AF_INET = 2;
     public static final int AF_INET6 = 10;
+    static final int AF_NETLINK = 16;
+    /** sizeof(struct sockaddr_nl): family, padding, port id, groups. */
+    private static final int SOCKADDR_NL_SIZE = 12;
+
     public static final int SOCK_STREAM = 1;
     public static final int SOCK_DGRAM = 2;
     static final int SOCK_CLOEXEC = 0x80000;
@@ -480,6 +485,41 @@ public final class Posix {
                 throw new Failure("sendto", errno());
             }
         }
+    }
+
+    /** A datagram netlink socket of {@code protocol} (NETLINK_SOCK_DIAG, ...), close-on-exec. */
+    public static int netlinkSocket(int protocol) throws Failure {
+        return check("socket", invoke(Call.SOCKET, AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, protocol));
+    }
+
+    /**
+     * Sends what remains of {@code request} as one message to the kernel (netlink port 0) on the
+     * netlink socket {@code fd}; returns the bytes sent. {@code request} is not moved.
+     */
+    public static long sendToKernel(int fd, ByteBuffer request) throws Failure {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment message = arena.allocate(request.remaining(), 8);
+            message.asByteBuffer().put(request.duplicate());
+            MemorySegment kernel = arena.allocate(SOCKADDR_NL_SIZE, 4);
+            kernel.set(JAVA_SHORT, 0, (short) AF_NETLINK);
+            long sent = invokeLong(Call.SEND, fd, message, message.byteSize(), 0, kernel, SOCKADDR_NL_SIZE);
+            if (sent < 0) {
+                throw new Failure("sendto", errno());
+            }
+            return sent;
+        }
+    }
+
+    /**
+     * Reads once from {@code fd} into {@code into}, waiting for data: from a datagram socket, one
+     * datagram, cut to {@code into}'s size. Returns the bytes read.
+     */
+    public static int read(int fd, MemorySegment into) throws Failure {
+        long read = invokeLong(Call.READ, fd, into, into.byteSize());
+        if (read < 0) {
+            throw new Failure("read", errno());
+        }
+        return (int) read;
     }
 
     /** The address a socket is bound to; empty when it is not an IPv4 or IPv6 socket. */
