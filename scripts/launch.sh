@@ -148,28 +148,32 @@ cli_opts() {
     fi
 }
 
+# entry_argv: the entry's JVM command line up to its own options, in entry_argv: its options, its
+# start-up cache when fresh, its jar.
+entry_argv() {
+    entry_argv=("$java" "${entry_opts[@]}")
+    if [ "$entry_aot" -nt "$entry_jar" ]; then
+        entry_argv+=(-XX:AOTCache="$entry_aot")
+    fi
+    entry_argv+=(-cp "$entry_jar" io.portcullis.entry.Main)
+}
+
 # launch ARGS...: `entry ...` runs the netns-entry jar; anything else is the CLI.
 launch() {
+    entry_argv
     if [ "${1:-}" = entry ]; then
         shift
-        if [ "$entry_aot" -nt "$entry_jar" ]; then
-            entry_opts+=(-XX:AOTCache="$entry_aot")
-        fi
-        exec "$java" "${entry_opts[@]}" -cp "$entry_jar" io.portcullis.entry.Main "$@"
+        exec "${entry_argv[@]}" "$@"
     fi
     cli_opts "$@"
-    # run and demo start the entry with its options and start-up cache: the JVM command line that
-    # `entry` above would run, given whole (one word a line) so that no shell starts in between
-    # (decision D100); through the executable when a word holds a line break.
-    local entry=("$java" "${entry_opts[@]}") word entry_lines
-    if [ "$entry_aot" -nt "$entry_jar" ]; then
-        entry+=(-XX:AOTCache="$entry_aot")
-    fi
-    entry+=(-cp "$entry_jar" io.portcullis.entry.Main)
-    for word in "${entry[@]}"; do
-        case $word in *$'\n'*) entry=() && break ;; esac
+    # run and demo start the entry as `entry` above would, the same command line given to the CLI
+    # whole (one word a line), so that the sandbox runs the entry's JVM with no second start of this
+    # script inside it (decision D100); through the executable when a word holds a line break.
+    local word entry_lines
+    printf -v entry_lines '%s\n' "${entry_argv[@]}"
+    for word in "${entry_argv[@]}"; do
+        case $word in *$'\n'*) entry_lines= && break ;; esac
     done
-    printf -v entry_lines '%s\n' "${entry[@]}"
     # shellcheck disable=SC2086 # PORTCULLIS_JAVA_OPTS is a list of options
     exec "$java" --enable-native-access=ALL-UNNAMED "${cli_opts[@]}" ${PORTCULLIS_JAVA_OPTS:-} "${jvm_hardening[@]}" \
         -Dportcullis.executable="$executable" -Dportcullis.entry="${entry_lines%$'\n'}" \

@@ -13,10 +13,11 @@ import java.util.Set;
 /**
  * {@code portcullis run}'s arguments read without picocli when they are plain (decision D100):
  * picocli builds its model of a command by reflection, from classes too old for the AOT cache, and
- * that took a quarter of a second of {@code run -- true}. Plain means: {@code run} first; before
- * {@code --}, only run's own options, each as {@code --name value} or {@code --name=value}, each
- * once ({@code --allow} as often as wanted), no value that starts with {@code -}; after {@code --}, at
- * least one word; no {@code @file} anywhere. Anything else (help, a misspelling, a repeated option, a
+ * that took about 0.18 s of a 0.72 s {@code run -- true}. Plain means: {@code run} first; before
+ * {@code --}, only run's own options, each as {@code --name value} (the value a word of its own
+ * that does not start with {@code -}) or {@code --name=value} (read as picocli reads it), each once
+ * ({@code --allow} as often as wanted); after {@code --}, at least one word; no {@code @file}
+ * anywhere. Anything else (help, a misspelling, a repeated option, a
  * value picocli would read another way, a bad {@code --sandbox}) is left to picocli, which reads it
  * as always and says what is wrong. RunArgumentsTest holds both readings equal and this list of
  * options to picocli's model of run.

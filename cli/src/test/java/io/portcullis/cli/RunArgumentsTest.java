@@ -1,6 +1,7 @@
 package io.portcullis.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -16,13 +17,11 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /** Decision D100: run's plain arguments read without picocli, exactly as picocli reads them, and the rest left to it. */
 class RunArgumentsTest {
-    /** What picocli fills in from {@code args} (after {@code run}), as RunCommand's fields. */
+    /** What picocli fills in from {@code args}, with the command line that Main builds, as RunCommand's fields. */
     private static List<Object> byPicocli(List<String> args) {
-        RunCommand run = new RunCommand();
-        CommandLine cli = new CommandLine(run);
-        cli.setCaseInsensitiveEnumValuesAllowed(true);
-        cli.parseArgs(args.subList(1, args.size()).toArray(String[]::new));
-        return fields(run);
+        CommandLine cli = Main.commandLine();
+        cli.parseArgs(args.toArray(String[]::new));
+        return fields(cli.getSubcommands().get("run").getCommand());
     }
 
     private static List<Object> fields(RunCommand run) {
@@ -98,21 +97,38 @@ class RunArgumentsTest {
         assertEquals(Optional.empty(), RunArguments.read(List.of("run", "--dir", "a\0b", "--", "true")));
     }
 
-    /** A new option of run fails here until RunArguments knows it, and so whether it takes a value. */
+    /**
+     * A new option of run, or a way of reading one that RunArguments does not share (a split, an
+     * arity beyond one value, a converter, a default, a negation), fails here until RunArguments
+     * reads it so too.
+     */
     @Test
-    void theOptionsAreRunsOptions() {
+    void theOptionsAreRunsOptionsReadAsRunArgumentsReadsThem() {
+        CommandLine run = Main.commandLine().getSubcommands().get("run");
         Set<String> valued = new HashSet<>();
         Set<String> flags = new HashSet<>();
-        for (OptionSpec option :
-                new CommandLine(new RunCommand()).getCommandSpec().options()) {
+        for (OptionSpec option : run.getCommandSpec().options()) {
             if (option.usageHelp() || option.versionHelp()) {
                 continue;
             }
-            assertEquals(1, option.names().length, option.longestName());
-            (option.arity().max() == 0 ? flags : valued).add(option.longestName());
+            String name = option.longestName();
+            boolean sandbox = name.equals("--sandbox");
+            assertEquals(1, option.names().length, name);
+            assertEquals(option.arity().min(), option.arity().max(), name);
+            assertTrue(option.arity().max() <= 1, name);
+            assertEquals("", option.splitRegex(), name);
+            assertFalse(option.negatable(), name);
+            assertFalse(option.interactive(), name);
+            assertEquals(sandbox ? 1 : 0, option.converters().length, name);
+            assertEquals(sandbox ? "auto" : null, option.defaultValue(), name);
+            (option.arity().max() == 0 ? flags : valued).add(name);
         }
         assertEquals(RunArguments.VALUED, valued);
         assertEquals(RunArguments.FLAGS, flags);
+        assertEquals(1, run.getCommandSpec().positionalParameters().size());
+        assertEquals(
+                "1..*",
+                run.getCommandSpec().positionalParameters().getFirst().arity().toString());
     }
 
     /** The plain path runs the command as picocli's does: a problem named on stderr and status 2. */

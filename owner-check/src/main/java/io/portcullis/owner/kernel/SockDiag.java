@@ -51,6 +51,9 @@ final class SockDiag implements ListenerSource {
             } finally {
                 Posix.closeQuietly(fd);
             }
+        } catch (IllegalStateException e) {
+            // The native call itself failed (Posix's wrapper): a failed dump, as a failed system call is.
+            throw new IOException("sock_diag: " + e.getMessage(), e);
         }
         return found;
     }
