@@ -51,11 +51,8 @@ public final class Main implements Runnable {
         cli.setOut(new PrintWriter(stdout, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(stderr, true, StandardCharsets.UTF_8));
         cli.setParameterExceptionHandler(Main::usageError);
-        cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
-            commandLine.getErr().println("portcullis " + commandLine.getCommandName() + ": " + e);
-            commandLine.getErr().flush();
-            return 2;
-        });
+        cli.setExecutionExceptionHandler(
+                (e, commandLine, parsed) -> failed(commandLine.getCommandName(), e, commandLine.getErr()));
         try {
             return cli.execute(args);
         } catch (RuntimeException e) {
@@ -64,17 +61,22 @@ public final class Main implements Runnable {
         }
     }
 
-    /** {@code run} read without picocli (decision D100), its failures told as picocli's handler tells them. */
+    /** {@code run} read without picocli (decision D100), its failures told as picocli's are ({@link #failed}). */
     private static int plainRun(RunCommand run, PrintWriter err) {
         run.plainErr = err;
         try {
             return run.call();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            err.println("portcullis run: " + e);
+            return failed("run", e, err);
         } catch (RuntimeException e) {
-            err.println("portcullis run: " + e);
+            return failed("run", e, err);
         }
+    }
+
+    /** A command that threw: one line naming it and the exception, and status 2. */
+    private static int failed(String command, Exception e, PrintWriter err) {
+        err.println("portcullis " + command + ": " + e);
         err.flush();
         return 2;
     }

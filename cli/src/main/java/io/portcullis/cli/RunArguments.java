@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -86,7 +85,7 @@ final class RunArguments {
             return true;
         }
         if (name.equals("--sandbox")) {
-            Optional<Sandbox.Choice> choice = choice(value);
+            Optional<Sandbox.Choice> choice = Sandbox.Choice.named(value);
             choice.ifPresent(c -> run.sandboxOption.choice = c);
             return choice.isPresent();
         }
@@ -106,15 +105,5 @@ final class RunArguments {
             }
         }
         return true;
-    }
-
-    /** The sandbox kind named in any case, as {@link SandboxChoiceConverter} reads it. */
-    static Optional<Sandbox.Choice> choice(String value) {
-        for (Sandbox.Choice choice : Sandbox.Choice.values()) {
-            if (choice.toString().equals(value.toLowerCase(Locale.ROOT))) {
-                return Optional.of(choice);
-            }
-        }
-        return Optional.empty();
     }
 }

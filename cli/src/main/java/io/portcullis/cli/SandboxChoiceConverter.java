@@ -10,7 +10,7 @@ import picocli.CommandLine.TypeConversionException;
 final class SandboxChoiceConverter implements ITypeConverter<Sandbox.Choice> {
     @Override
     public Sandbox.Choice convert(String value) {
-        return RunArguments.choice(value)
+        return Sandbox.Choice.named(value)
                 .orElseThrow(() -> new TypeConversionException("'" + value + "' (expected: "
                         + Arrays.stream(Sandbox.Choice.values())
                                 .map(Object::toString)

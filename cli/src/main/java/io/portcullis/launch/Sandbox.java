@@ -289,6 +289,16 @@ public enum Sandbox {
             return name().toLowerCase(Locale.ROOT);
         }
 
+        /** The choice named {@code word} in any case ({@code auto}, {@code BWRAP}, ...); empty for no choice. */
+        public static Optional<Choice> named(String word) {
+            for (Choice choice : values()) {
+                if (choice.toString().equals(word.toLowerCase(Locale.ROOT))) {
+                    return Optional.of(choice);
+                }
+            }
+            return Optional.empty();
+        }
+
         /** The sandbox for this choice; throws naming the missing program. */
         public Sandbox resolve(Executables installed) {
             Sandbox sandbox = switch (this) {
